@@ -1,0 +1,49 @@
+/*
+ * collector.h - the one interface every platform implements.
+ *
+ * A collector reads the platform's counters into a caller-owned raw_sample: cumulative values as
+ * the OS reports them, and levels. It computes no rates (delta.c does). Platform sources live in
+ * collectors/linux/ and collectors/windows/ and CMake picks one set; nothing here is #ifdef'd.
+ */
+#ifndef PERFLOG_COLLECTOR_H
+#define PERFLOG_COLLECTOR_H
+
+#include "sample.h"
+
+#include <stddef.h>
+
+#define COLLECTOR_MAX_GLOBS 32
+
+struct collector_config {
+    const char *root; /* prefix for /proc and /sys, "/" in production, a fixture tree in tests */
+    /* fnmatch(3) globs on device and interface names; an empty include list includes all */
+    const char *disk_include[COLLECTOR_MAX_GLOBS];
+    size_t n_disk_include;
+    const char *disk_exclude[COLLECTOR_MAX_GLOBS];
+    size_t n_disk_exclude;
+    const char *net_include[COLLECTOR_MAX_GLOBS];
+    size_t n_net_include;
+    const char *net_exclude[COLLECTOR_MAX_GLOBS];
+    size_t n_net_exclude;
+};
+
+struct collector;
+
+/* Create a collector; copies what it needs from `cfg`. NULL on out of memory. */
+struct collector *collector_new(const struct collector_config *cfg);
+
+/*
+ * Read every object into `out` (cleared first). A file that cannot be read leaves its object empty
+ * and is logged once until it can be read again; a malformed line is skipped with one warning.
+ * Returns the number of objects read, or a negative errno if none could be. Not thread-safe: one
+ * thread (the sampler) owns a collector.
+ */
+int collector_collect(struct collector *c, struct raw_sample *out);
+
+void collector_free(struct collector *c); /* accepts NULL */
+
+/* 1 when `name` passes the include/exclude globs (exclude wins). Pure. */
+int collector_name_selected(const char *name, const char *const *include, size_t n_include,
+                            const char *const *exclude, size_t n_exclude);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * counters.h - the one table that says what perflog measures.
+ *
+ * Every object (Processor, PhysicalDisk, ...) has a fixed list of raw fields, read by the platform
+ * collectors, and a list of perfmon-style counters computed from them. The storage layer keeps the
+ * raw fields (cumulative ones as per-tick deltas, gauges as they are) and renders each counter's
+ * formula to SQL for the counter_values view; the C side evaluates the same formula with
+ * counter_eval(). Both do the same floating-point operations in the same order, so the view and the
+ * API return bit-identical numbers. Paths and semantics follow ../shared/design.md section 2.
+ */
+#ifndef PERFLOG_COUNTERS_H
+#define PERFLOG_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define COUNTER_MAX_FIELDS 16
+#define COUNTER_NAME_MAX   64 /* instance names, including the terminating NUL */
+
+enum object_id {
+    OBJ_PROCESSOR,
+    OBJ_DISK,
+    OBJ_NET,
+    OBJ_MEMORY,
+    OBJ_TCP,
+    OBJ_COUNT
+};
+
+enum field_kind {
+    FIELD_CUM_U64, /* cumulative; going down means reset: no value this tick */
+    FIELD_CUM_U32, /* cumulative, 32 bits wide in the kernel; going down means it wrapped */
+    FIELD_GAUGE,   /* a level, stored as read */
+};
+
+#define FIELDF_NO_TOTAL 0x1u /* a _Total instance has no value for it (MTU) */
+
+struct field_def {
+    const char *column; /* SQL column name */
+    enum field_kind kind;
+    unsigned flags;
+};
+
+enum counter_den {
+    DEN_ONE,     /* gauge: value = num * scale */
+    DEN_SECONDS, /* rate: value = num * scale / (interval_ms / 1000.0) */
+    DEN_MS,      /* share of time: value = num * scale / interval_ms */
+    DEN_FIELDS,  /* ratio: value = num * scale / sum(den fields) */
+};
+
+#define CF_ZERO_IF_DEN0 0x1u /* a zero denominator gives 0 (no I/O: 0 s/read) instead of none */
+#define CF_CLAMP100     0x2u /* cap at 100 (busy time can exceed the interval by rounding) */
+#define CF_COMPLEMENT   0x4u /* report 100 - value (idle = 100 - busy), after clamping */
+
+struct counter_def {
+    const char *name; /* perfmon counter name, e.g. "Disk Read Bytes/sec" */
+    const char *unit; /* "bytes/s", "%", "bytes", "ops/s", "s", "count", "bits/s", ... */
+    const char *kind; /* "rate", "gauge", "percent", "count" */
+    uint32_t num;     /* bit mask of fields summed into the numerator */
+    enum counter_den den;
+    uint32_t den_fields; /* bit mask, DEN_FIELDS only */
+    double scale;
+    unsigned flags;
+};
+
+struct object_def {
+    const char *name;  /* perfmon object name, e.g. "PhysicalDisk" */
+    const char *table; /* SQL table holding its raw fields */
+    int single;        /* 1: one instance, path has no "(instance)" part */
+    const struct field_def *fields;
+    size_t nfields;
+    const struct counter_def *counters;
+    size_t ncounters;
+};
+
+/* Field indices, per object, in the order of the object's field table. */
+enum cpu_field { CPU_USER, CPU_NICE, CPU_SYSTEM, CPU_IDLE, CPU_IOWAIT, CPU_IRQ, CPU_SOFTIRQ,
+                 CPU_STEAL, CPU_NFIELDS };
+enum disk_field { DISK_RD_IOS, DISK_RD_MERGES, DISK_RD_SECTORS, DISK_RD_MS, DISK_WR_IOS,
+                  DISK_WR_MERGES, DISK_WR_SECTORS, DISK_WR_MS, DISK_IN_FLIGHT, DISK_IO_MS,
+                  DISK_QUEUE_MS, DISK_NFIELDS };
+enum net_field { NET_RX_BYTES, NET_RX_PACKETS, NET_RX_ERRS, NET_RX_DROP, NET_TX_BYTES,
+                 NET_TX_PACKETS, NET_TX_ERRS, NET_TX_DROP, NET_SPEED_MBPS, NET_MTU,
+                 NET_NFIELDS };
+enum mem_field { MEM_AVAILABLE_KB, MEM_CACHED_KB, MEM_BUFFERS_KB, MEM_DIRTY_KB,
+                 MEM_WRITEBACK_KB, MEM_DIRTIED_KB, MEM_WRITTEN_KB, MEM_PGPGIN_KB,
+                 MEM_PGPGOUT_KB, MEM_PGFAULT, MEM_PGMAJFAULT, MEM_NFIELDS };
+enum tcp_field { TCP_IN_SEGS, TCP_OUT_SEGS, TCP_RETRANS_SEGS, TCP_CURR_ESTAB, TCP_NFIELDS };
+
+/* The object table, indexed by enum object_id. Immutable; thread-safe. */
+extern const struct object_def counter_objects[OBJ_COUNT];
+
+/*
+ * Evaluate counter `c` from one stored row: `v` holds the stored values (deltas for cumulative
+ * fields, levels for gauges), bit i of `null_mask` set means field i has no value this tick.
+ * `interval_ms` is the tick's real elapsed time (<= 0: none, so rates have no value).
+ * Returns 1 and sets *out, or 0 when the counter has no value for this row.
+ */
+int counter_eval(const struct counter_def *c, const int64_t *v, uint64_t null_mask,
+                 int64_t interval_ms, double *out);
+
+/*
+ * Render counter `c` of object `o` as an SQL expression over the columns of `o->table` (qualified
+ * by `alias`) and `interval_expr` (the tick's interval in ms). Writes at most `cap` bytes including
+ * the NUL. Returns 0, or -ENOSPC if it did not fit.
+ */
+int counter_sql(const struct object_def *o, const struct counter_def *c, const char *alias,
+                const char *interval_expr, char *buf, size_t cap);
+
+/* Find an object by its perfmon name; returns its id or -1. */
+int counter_object_find(const char *name);
+
+#endif

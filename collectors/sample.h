@@ -1,0 +1,60 @@
+/*
+ * sample.h - what a collector reads (raw cumulative values) and what a tick carries to storage
+ * (per-tick deltas and levels). Both are plain growable arrays of rows, one row per instance.
+ */
+#ifndef PERFLOG_SAMPLE_H
+#define PERFLOG_SAMPLE_H
+
+#include "counters.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One instance as read: raw values, bit i of `present` set when field i was read. */
+#define RAW_IN_TOTAL 0x1u /* delta.c adds this row into the object's "_Total" row */
+
+struct raw_row {
+    char name[COUNTER_NAME_MAX];
+    unsigned flags;
+    uint64_t present;
+    uint64_t v[COUNTER_MAX_FIELDS];
+};
+
+struct raw_object {
+    struct raw_row *rows;
+    size_t n, cap;
+};
+
+/* One reading of every object. Owned by its creator; reuse across ticks with raw_sample_clear. */
+struct raw_sample {
+    struct raw_object obj[OBJ_COUNT];
+};
+
+/* Append a zeroed row named `name` (truncated to COUNTER_NAME_MAX-1). NULL on out of memory. */
+struct raw_row *raw_object_add(struct raw_object *o, const char *name, size_t name_len);
+void raw_sample_clear(struct raw_sample *s); /* keeps the allocations */
+void raw_sample_free(struct raw_sample *s);  /* frees the rows; accepts a zeroed sample */
+
+/* One instance as stored: bit i of `null_mask` set means field i has no value this tick. */
+struct tick_row {
+    char name[COUNTER_NAME_MAX];
+    uint64_t null_mask;
+    int64_t v[COUNTER_MAX_FIELDS];
+};
+
+struct tick_object {
+    struct tick_row *rows;
+    size_t n;
+};
+
+/* One tick, as the sampler hands it to the writer. Heap-allocated; tick_free releases it. */
+struct tick {
+    int64_t wall_ms;     /* real UTC time of the sample, ms since the epoch */
+    int64_t interval_ms; /* real elapsed time since the previous tick (monotonic); 0: first tick */
+    uint32_t missed;     /* ticks that should have happened before this one and did not */
+    struct tick_object obj[OBJ_COUNT];
+};
+
+void tick_free(struct tick *t); /* accepts NULL */
+
+#endif
