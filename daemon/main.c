@@ -1,4 +1,264 @@
-int main(void)
+/*
+ * main.c - perflogd: parse options, load the config, open the database, run the sampler and the
+ * writer, and handle signals (SIGTERM/SIGINT: flush and exit 0; SIGHUP: reload the config).
+ */
+#include "clock.h"
+#include "config.h"
+#include "db.h"
+#include "log.h"
+#include "queue.h"
+#include "sampler.h"
+#include "writer.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FLUSH_TIMEOUT_MS 5000
+#define MAX_OVERRIDES    16
+
+static const char usage_text[] =
+    "usage: perflogd [--config FILE] [--db PATH] [--listen ADDR:PORT] [--interval MS]\n"
+    "                [--log-level error|warn|info|debug] [--root DIR]\n"
+    "       perflogd --print-schema | --version | --help\n"
+    "\n"
+    "Samples disk, network, CPU and page-cache counters every interval into an SQLite file.\n"
+    "Runs in the foreground; SIGTERM or SIGINT flushes and exits, SIGHUP reloads the config.\n"
+    "\n"
+    "  --config FILE    JSON config file (docs/configuration.md); built-in defaults without it\n"
+    "  --db PATH        database file (default ./perflog.db)\n"
+    "  --listen A:P     HTTP API address (default 127.0.0.1:9931)\n"
+    "  --interval MS    sampling interval in milliseconds (default 1000)\n"
+    "  --log-level L    error, warn, info (default) or debug\n"
+    "  --root DIR       read /proc and /sys below DIR (for tests; default /)\n"
+    "  --print-schema   print the database schema (SQL) and exit\n"
+    "  --version        print the version and exit\n";
+
+/* Command-line options that override config keys, kept so a reload applies them again. */
+struct cli {
+    const char *config_path;
+    const char *keys[MAX_OVERRIDES], *values[MAX_OVERRIDES], *origins[MAX_OVERRIDES];
+    size_t n;
+};
+
+static const struct {
+    const char *option;
+    const char *key;
+} override_options[] = {
+    {"--db", "db"},
+    {"--listen", "listen"},
+    {"--interval", "interval_ms"},
+    {"--log-level", "log_level"},
+    {"--root", "root"},
+};
+
+/* Returns 0 to run, 1 when a one-shot action was done (exit 0), 2 on a usage error. */
+static int parse_args(int argc, char **argv, struct cli *cli)
 {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        const char *eq = strchr(a, '=');
+        size_t alen = eq ? (size_t)(eq - a) : strlen(a);
+        int matched = 0;
+
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return 1;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("perflogd %s\n", PERFLOG_VERSION);
+            return 1;
+        }
+        if (strcmp(a, "--print-schema") == 0) {
+            char *sql = db_schema_sql();
+            if (!sql)
+                return 2;
+            fputs(sql, stdout);
+            free(sql);
+            return 1;
+        }
+        if (eq)
+            val = eq + 1;
+        else if (i + 1 < argc)
+            val = argv[i + 1];
+        if (alen == 8 && strncmp(a, "--config", 8) == 0) {
+            if (!val) {
+                fprintf(stderr, "perflogd: --config needs a FILE\n%s", usage_text);
+                return 2;
+            }
+            cli->config_path = val;
+            i += eq ? 0 : 1;
+            continue;
+        }
+        for (size_t k = 0; k < sizeof(override_options) / sizeof(override_options[0]); k++) {
+            if (strlen(override_options[k].option) != alen ||
+                strncmp(a, override_options[k].option, alen) != 0)
+                continue;
+            if (!val) {
+                fprintf(stderr, "perflogd: %s needs a value\n%s", override_options[k].option,
+                        usage_text);
+                return 2;
+            }
+            if (cli->n == MAX_OVERRIDES) {
+                fprintf(stderr, "perflogd: too many options\n");
+                return 2;
+            }
+            cli->keys[cli->n] = override_options[k].key;
+            cli->values[cli->n] = val;
+            cli->origins[cli->n] = override_options[k].option;
+            cli->n++;
+            i += eq ? 0 : 1;
+            matched = 1;
+            break;
+        }
+        if (!matched) {
+            fprintf(stderr, "perflogd: unknown option '%s'\n%s", a, usage_text);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* Defaults, then the file, then the command line. Returns 0 or -1 with the message in err. */
+static int load_config(const struct cli *cli, struct cfg *c, char *err, size_t errlen)
+{
+    cfg_defaults(c);
+    if (cli->config_path && cfg_load_file(c, cli->config_path, err, errlen) < 0)
+        goto fail;
+    for (size_t i = 0; i < cli->n; i++)
+        if (cfg_override(c, cli->keys[i], cli->values[i], cli->origins[i], err, errlen) < 0)
+            goto fail;
+    return 0;
+fail:
+    cfg_release(c);
+    return -1;
+}
+
+static void sampler_settings_of(const struct cfg *c, struct sampler_settings *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->interval_ms = c->interval_ms;
+    s->rt_priority = c->sampler_rt_priority;
+    cfg_collector_config(c, &s->collect);
+}
+
+static void writer_settings_of(const struct cfg *c, struct writer_settings *s)
+{
+    s->commit_interval_ms = c->commit_interval_ms;
+    s->retention.raw_days = c->raw_days;
+    s->retention.minute_days = c->minute_days;
+    s->retention.hour_days = c->hour_days;
+}
+
+/* SIGHUP: re-read the config; apply what can change live, log what needs a restart. */
+static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, struct writer *w)
+{
+    struct cfg next;
+    struct sampler_settings ss;
+    struct writer_settings ws;
+    char err[1024];
+
+    if (load_config(cli, &next, err, sizeof(err)) < 0) {
+        log_error("reload failed, keeping the running configuration: %s", err);
+        return;
+    }
+    if (strcmp(next.db, cur->db) != 0)
+        log_warnx("reload: 'db' changed to %s; this takes effect only after a restart", next.db);
+    if (strcmp(next.listen_addr, cur->listen_addr) != 0)
+        log_warnx("reload: 'listen' changed to %s; this takes effect only after a restart",
+                  next.listen_addr);
+    log_set_level((enum log_level)next.log_level);
+    sampler_settings_of(&next, &ss);
+    sampler_reconfigure(sp, &ss);
+    writer_settings_of(&next, &ws);
+    writer_reconfigure(w, &ws);
+    /* Keep the running db and listen values: they are what is in force. */
+    memcpy(next.db, cur->db, sizeof(next.db));
+    memcpy(next.listen_addr, cur->listen_addr, sizeof(next.listen_addr));
+    next.listen_port = cur->listen_port;
+    cfg_release(cur);
+    *cur = next;
+    log_info("configuration reloaded");
+}
+
+int main(int argc, char **argv)
+{
+    struct cli cli = {0};
+    struct cfg cfg;
+    struct sampler_settings ss;
+    struct writer_settings ws;
+    struct tick_queue *q = NULL;
+    struct writer *w = NULL;
+    struct sampler *sp = NULL;
+    struct db *db = NULL;
+    char err[2048], host[256] = "localhost";
+    sigset_t sigs;
+    int rc, sig;
+
+    rc = parse_args(argc, argv, &cli);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    if (load_config(&cli, &cfg, err, sizeof(err)) < 0) {
+        fprintf(stderr, "perflogd: %s\n", err);
+        return 2;
+    }
+    log_set_level((enum log_level)cfg.log_level);
+    gethostname(host, sizeof(host) - 1);
+
+    /* Signals are taken synchronously by this thread; the workers never see them. */
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    rc = db_open(cfg.db, host, &db, err, sizeof(err));
+    if (rc < 0) {
+        log_error("%s", err);
+        cfg_release(&cfg);
+        return 1;
+    }
+    q = queue_new((size_t)cfg.max_held_ticks);
+    writer_settings_of(&cfg, &ws);
+    if (!q || !(w = writer_start(db, q, &ws, err, sizeof(err)))) {
+        log_error("%s", q ? err : "out of memory");
+        db_close(db);
+        queue_free(q);
+        cfg_release(&cfg);
+        return 1;
+    }
+    sampler_settings_of(&cfg, &ss);
+    sp = sampler_start(&ss, q, err, sizeof(err));
+    if (!sp) {
+        log_error("%s", err);
+        writer_stop(w, FLUSH_TIMEOUT_MS);
+        queue_free(q);
+        cfg_release(&cfg);
+        return 1;
+    }
+    log_info("perflogd %s on %s: sampling every %lld ms into %s", PERFLOG_VERSION, host,
+             (long long)cfg.interval_ms, cfg.db);
+
+    for (;;) {
+        if (sigwait(&sigs, &sig) != 0)
+            continue;
+        if (sig == SIGHUP) {
+            log_info("SIGHUP: reloading %s",
+                     cli.config_path ? cli.config_path : "(no config file, defaults)");
+            reload(&cli, &cfg, sp, w);
+            continue;
+        }
+        log_info("%s: flushing and exiting", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        break;
+    }
+    sampler_stop(sp);
+    writer_stop(w, FLUSH_TIMEOUT_MS);
+    queue_free(q);
+    cfg_release(&cfg);
+    log_info("stopped");
     return 0;
 }

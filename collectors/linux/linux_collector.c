@@ -1,0 +1,523 @@
+/*
+ * linux_collector.c - the collector of collector.h on Linux: /proc and /sys under a configurable
+ * root, read into one growable buffer and handed to the pure parsers of linux_parse.h.
+ *
+ * Duties: keep the six /proc files open and re-read them from offset 0 each tick (reopening one
+ * whose read failed); classify each block device once by name (is it in /sys/block, is it stacked
+ * on others) and each interface once (globs), forgetting names that vanish; read an interface's
+ * speed and MTU from sysfs when it appears and every few seconds after; log each failure once.
+ */
+#include "linux_collector.h"
+#include "linux_devcache.h"
+#include "linux_parse.h"
+#include "log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READ_MIN_FREE (16u * 1024)       /* free buffer space asked of each read */
+#define READ_MAX      (256u * 1024 * 1024) /* a /proc file larger than this is an error */
+
+#define DEV_SELECTED 0x1u /* passes the globs (and, for a disk, is a device of /sys/block) */
+#define DEV_IN_TOTAL 0x2u /* a whole disk not stacked on others: part of "_Total" */
+
+struct collector;
+
+/* One /proc file and the parser for it. */
+struct source {
+    const char *rel; /* path under the root */
+    enum object_id obj;
+    int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                 struct parse_status *st);
+};
+
+struct source_state {
+    int fd;          /* -1: (re)open at the next collect */
+    int failing;     /* the last open, read or parse failed and was logged */
+    int warned_bad;  /* a malformed line was logged: never again for this file */
+    char path[PATH_MAX];
+};
+
+static int src_stat(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                    struct parse_status *st);
+static int src_diskstats(struct collector *c, const char *buf, size_t len,
+                         struct raw_object *out, struct parse_status *st);
+static int src_net_dev(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                       struct parse_status *st);
+static int src_meminfo(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                       struct parse_status *st);
+static int src_vmstat(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                      struct parse_status *st);
+static int src_snmp(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                    struct parse_status *st);
+
+static const struct source sources[] = {
+    {"proc/stat", OBJ_PROCESSOR, src_stat}, {"proc/diskstats", OBJ_DISK, src_diskstats},
+    {"proc/net/dev", OBJ_NET, src_net_dev}, {"proc/meminfo", OBJ_MEMORY, src_meminfo},
+    {"proc/vmstat", OBJ_MEMORY, src_vmstat}, {"proc/net/snmp", OBJ_TCP, src_snmp},
+};
+
+#define NSOURCES (sizeof(sources) / sizeof(sources[0]))
+
+struct collector {
+    char *root; /* without a trailing '/': "" for "/" */
+    struct collector_config cfg; /* the globs point to copies owned here; cfg.root is unused */
+    long page_size;
+    int64_t now_ms; /* monotonic time of the collect in progress */
+    int64_t sysfs_period_ms;
+    char *buf; /* the contents of the file being parsed */
+    size_t cap;
+    struct source_state src[NSOURCES];
+    struct dev_cache *disks, *nets;
+};
+
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Read the file behind `fd` from offset 0 to its end into c->buf. A read of a seq_file returns at
+ * most one kernel buffer of whole records (fs/seq_file.c, seq_read_iter()), so a short read does
+ * not mean the end of /proc/diskstats or /proc/net/dev: only a read of 0 does. Successive preads
+ * at the offset reached continue where the last one stopped, and the one at 0 of the next tick
+ * starts afresh. Returns the length or a negative errno.
+ */
+static ssize_t read_all(struct collector *c, int fd)
+{
+    size_t len = 0;
+
+    for (;;) {
+        ssize_t n;
+
+        if (c->cap - len < READ_MIN_FREE) {
+            size_t cap = c->cap ? c->cap * 2 : 4 * READ_MIN_FREE;
+            char *buf;
+
+            if (cap > READ_MAX)
+                return -EFBIG;
+            buf = realloc(c->buf, cap);
+            if (!buf)
+                return -ENOMEM;
+            c->buf = buf;
+            c->cap = cap;
+        }
+        n = pread(fd, c->buf + len, c->cap - len, (off_t)len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        if (n == 0)
+            return (ssize_t)len;
+        len += (size_t)n;
+    }
+}
+
+/* Log a failing source once, until it works again. */
+static void source_failed(struct source_state *s, const char *what, int err)
+{
+    if (s->failing)
+        return;
+    s->failing = 1;
+    errno = -err;
+    log_warn("%s: cannot %s", s->path, what);
+}
+
+/* Open if needed and read source i into c->buf. Returns the length or a negative errno. */
+static ssize_t source_read(struct collector *c, size_t i)
+{
+    struct source_state *s = &c->src[i];
+    ssize_t len;
+
+    if (s->fd < 0) {
+        s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0) {
+            int err = -errno;
+            source_failed(s, "open", err);
+            return err;
+        }
+    }
+    len = read_all(c, s->fd);
+    if (len < 0) {
+        source_failed(s, "read", (int)len);
+        close(s->fd);
+        s->fd = -1;
+    }
+    return len;
+}
+
+/* Build ROOT/sys/block/NAME + suffix; sysfs spells a '/' of a device name '!' (cciss!c0d0). */
+static int block_path(const struct collector *c, const char *name, const char *suffix, char *path,
+                      size_t cap)
+{
+    int n = snprintf(path, cap, "%s/sys/block/%s%s", c->root, name, suffix);
+    size_t start = strlen(c->root) + strlen("/sys/block/"), stop = start + strlen(name);
+
+    if (n < 0 || (size_t)n >= cap)
+        return -ENAMETOOLONG;
+    for (size_t i = start; i < stop; i++)
+        if (path[i] == '/')
+            path[i] = '!';
+    return 0;
+}
+
+/* 1 when ROOT/sys/block/NAME/slaves holds an entry: a dm or md device built on other disks. */
+static int disk_is_stacked(const struct collector *c, const char *name)
+{
+    char path[PATH_MAX];
+    struct dirent *de;
+    DIR *d;
+    int stacked = 0;
+
+    if (block_path(c, name, "/slaves", path, sizeof(path)) < 0 || !(d = opendir(path)))
+        return 0;
+    while (!stacked && (de = readdir(d)))
+        stacked = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+    closedir(d);
+    return stacked;
+}
+
+/* Classify a block device name seen for the first time: DEV_* bits. */
+static unsigned disk_classify(const struct collector *c, const char *name)
+{
+    const struct collector_config *k = &c->cfg;
+    char path[PATH_MAX];
+    struct stat sb;
+
+    if (!collector_name_selected(name, k->disk_include, k->n_disk_include, k->disk_exclude,
+                                 k->n_disk_exclude))
+        return 0;
+    /* Partitions have no entry of their own in /sys/block (Documentation/ABI/stable/sysfs-block). */
+    if (block_path(c, name, "", path, sizeof(path)) < 0 || stat(path, &sb) < 0 ||
+        !S_ISDIR(sb.st_mode))
+        return 0;
+    if (disk_is_stacked(c, name)) {
+        log_debug("disk %s: stacked on other devices, not part of _Total", name);
+        return DEV_SELECTED;
+    }
+    log_debug("disk %s: whole disk", name);
+    return DEV_SELECTED | DEV_IN_TOTAL;
+}
+
+/* parse_row_hook for /proc/diskstats. */
+static int disk_keep(void *ctx, struct raw_row *row)
+{
+    struct collector *c = ctx;
+    struct dev_entry *e;
+    int is_new;
+
+    e = dev_cache_get(c->disks, row->name, &is_new);
+    if (!e)
+        return -ENOMEM;
+    if (is_new)
+        e->flags = disk_classify(c, row->name);
+    if (!(e->flags & DEV_SELECTED))
+        return 0;
+    if (e->flags & DEV_IN_TOTAL)
+        row->flags |= RAW_IN_TOTAL;
+    return 1;
+}
+
+/* Read a small file into buf (NUL-terminated). Returns its length or a negative errno. */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+    ssize_t n;
+    int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+    if (fd < 0)
+        return -errno;
+    do
+        n = read(fd, buf, cap - 1);
+    while (n < 0 && errno == EINTR);
+    err = errno;
+    close(fd);
+    if (n < 0)
+        return -err;
+    buf[n] = '\0';
+    return n;
+}
+
+/*
+ * Read /sys/class/net/IF/FILE into `a`. A missing file is normal for some links, and speed reads
+ * fail with EINVAL (or say -1) for links without a known speed (virtual ones, a link that is
+ * down); other failures are not. Each is logged once until the file reads well again.
+ */
+static void net_read_attr(const struct collector *c, const char *ifname, const char *file,
+                          struct dev_attr *a)
+{
+    char path[PATH_MAX], buf[64];
+    int64_t v = 0;
+    ssize_t n;
+    int err;
+
+    if (snprintf(path, sizeof(path), "%s/sys/class/net/%s/%s", c->root, ifname, file) >=
+        (int)sizeof(path))
+        n = -ENAMETOOLONG;
+    else
+        n = read_small(path, buf, sizeof(buf));
+    err = n < 0 ? (int)n : parse_sysfs_int(buf, (size_t)n, &v);
+    if (err == 0 && v < 0)
+        err = strcmp(file, "speed") == 0 ? -EINVAL : -ERANGE;
+    if (err == 0) {
+        a->value = v;
+        a->present = 1;
+        a->failing = 0;
+        return;
+    }
+    a->present = 0;
+    if (a->failing)
+        return;
+    a->failing = 1;
+    if (err == -ENOENT)
+        log_info("%s: missing, no %s for interface %s", path, file, ifname);
+    else if (err == -EINVAL && n < 0)
+        log_debug("%s: no speed known for interface %s", path, ifname);
+    else if (err == -EINVAL && strcmp(file, "speed") == 0 && v < 0)
+        log_debug("%s: speed unknown (%lld) for interface %s", path, (long long)v, ifname);
+    else if (n >= 0)
+        log_warnx("%s: unexpected contents, no %s for interface %s", path, file, ifname);
+    else {
+        errno = -err;
+        log_warn("%s: cannot read", path);
+    }
+}
+
+/* Re-read speed and MTU of an interface when they are due. */
+static void net_probe(struct collector *c, struct dev_entry *e, int is_new)
+{
+    int64_t period = c->sysfs_period_ms;
+
+    if (!is_new && c->now_ms < e->next_probe_ms)
+        return;
+    net_read_attr(c, e->name, "speed", &e->speed_mbps);
+    net_read_attr(c, e->name, "mtu", &e->mtu);
+    /* Interfaces found together are spread over the period so that their re-reads do not all
+     * fall on the same tick. */
+    e->next_probe_ms = c->now_ms + period + (is_new && period > 0 ? e->hash % period : 0);
+}
+
+static void net_put_attr(struct raw_row *row, int field, const struct dev_attr *a)
+{
+    if (!a->present)
+        return;
+    row->v[field] = (uint64_t)a->value;
+    row->present |= 1ull << field;
+}
+
+/* parse_row_hook for /proc/net/dev. */
+static int net_keep(void *ctx, struct raw_row *row)
+{
+    struct collector *c = ctx;
+    const struct collector_config *k = &c->cfg;
+    struct dev_entry *e;
+    int is_new;
+
+    e = dev_cache_get(c->nets, row->name, &is_new);
+    if (!e)
+        return -ENOMEM;
+    if (is_new && collector_name_selected(row->name, k->net_include, k->n_net_include,
+                                          k->net_exclude, k->n_net_exclude))
+        e->flags = DEV_SELECTED;
+    if (!(e->flags & DEV_SELECTED))
+        return 0;
+    if (strcmp(row->name, "lo") != 0)
+        row->flags |= RAW_IN_TOTAL;
+    net_probe(c, e, is_new);
+    net_put_attr(row, NET_SPEED_MBPS, &e->speed_mbps);
+    net_put_attr(row, NET_MTU, &e->mtu);
+    return 1;
+}
+
+static int src_stat(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                    struct parse_status *st)
+{
+    (void)c;
+    return parse_proc_stat(buf, len, out, st);
+}
+
+/* A pass over the device cache per read: names the file no longer lists are forgotten. */
+static int src_diskstats(struct collector *c, const char *buf, size_t len,
+                         struct raw_object *out, struct parse_status *st)
+{
+    int rc;
+
+    dev_cache_begin(c->disks);
+    rc = parse_diskstats(buf, len, out, disk_keep, c, st);
+    if (rc == 0)
+        dev_cache_sweep(c->disks);
+    return rc;
+}
+
+static int src_net_dev(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                       struct parse_status *st)
+{
+    int rc;
+
+    dev_cache_begin(c->nets);
+    rc = parse_net_dev(buf, len, out, net_keep, c, st);
+    if (rc == 0)
+        dev_cache_sweep(c->nets);
+    return rc;
+}
+
+static int src_meminfo(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                       struct parse_status *st)
+{
+    (void)c;
+    return parse_meminfo(buf, len, out, st);
+}
+
+static int src_vmstat(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                      struct parse_status *st)
+{
+    return parse_vmstat(buf, len, c->page_size, out, st);
+}
+
+static int src_snmp(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                    struct parse_status *st)
+{
+    (void)c;
+    return parse_net_snmp(buf, len, out, st);
+}
+
+/* Read and parse source i into its object. Returns 0 or a negative errno (object rolled back). */
+static int source_collect(struct collector *c, size_t i, struct raw_sample *out)
+{
+    struct source_state *s = &c->src[i];
+    struct raw_object *o = &out->obj[sources[i].obj];
+    struct parse_status st = {0, 0};
+    size_t n0 = o->n;
+    ssize_t len = source_read(c, i);
+    int rc;
+
+    if (len < 0)
+        return (int)len;
+    rc = sources[i].parse(c, c->buf, (size_t)len, o, &st);
+    if (rc < 0) {
+        o->n = n0;
+        source_failed(s, "parse", rc);
+        return rc;
+    }
+    if (s->failing)
+        log_info("%s: readable again", s->path);
+    s->failing = 0;
+    if (st.bad_lines && !s->warned_bad) {
+        s->warned_bad = 1;
+        log_warnx("%s: skipped %zu malformed line(s), the first at line %zu (reported once)",
+                  s->path, st.bad_lines, st.first_bad);
+    }
+    return 0;
+}
+
+int collector_collect(struct collector *c, struct raw_sample *out)
+{
+    unsigned done = 0;
+    int err = -ENOENT, n = 0;
+
+    raw_sample_clear(out);
+    c->now_ms = monotonic_ms();
+    for (size_t i = 0; i < NSOURCES; i++) {
+        int rc = source_collect(c, i, out);
+        if (rc < 0)
+            err = rc;
+        else
+            done |= 1u << sources[i].obj;
+    }
+    for (int o = 0; o < OBJ_COUNT; o++)
+        n += (done >> o) & 1;
+    return n ? n : err;
+}
+
+void collector_set_sysfs_period(struct collector *c, int64_t period_ms)
+{
+    c->sysfs_period_ms = period_ms < 0 ? 0 : period_ms;
+}
+
+/* Copy n globs into dst; returns 0 or -1 on out of memory (what was copied is freed later). */
+static int copy_globs(const char **dst, size_t *ndst, const char *const *src, size_t n)
+{
+    if (n > COLLECTOR_MAX_GLOBS)
+        n = COLLECTOR_MAX_GLOBS;
+    for (*ndst = 0; *ndst < n; (*ndst)++)
+        if (!(dst[*ndst] = strdup(src[*ndst])))
+            return -1;
+    return 0;
+}
+
+static void free_globs(const char **globs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free((char *)globs[i]);
+}
+
+/* Keep the root without trailing slashes, so that "/" + "/proc/stat" is "/proc/stat". */
+static char *root_copy(const char *root)
+{
+    size_t n = root ? strlen(root) : 0;
+
+    while (n > 0 && root[n - 1] == '/')
+        n--;
+    return strndup(root ? root : "", n);
+}
+
+struct collector *collector_new(const struct collector_config *cfg)
+{
+    struct collector *c = calloc(1, sizeof(*c));
+    const struct collector_config *k = cfg;
+    long ps = sysconf(_SC_PAGESIZE);
+
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < NSOURCES; i++)
+        c->src[i].fd = -1;
+    c->page_size = ps >= 1024 && ps % 1024 == 0 ? ps : 4096;
+    c->sysfs_period_ms = COLLECTOR_SYSFS_PERIOD_MS;
+    c->root = root_copy(cfg->root);
+    c->disks = dev_cache_new();
+    c->nets = dev_cache_new();
+    if (!c->root || !c->disks || !c->nets ||
+        copy_globs(c->cfg.disk_include, &c->cfg.n_disk_include, k->disk_include,
+                   k->n_disk_include) < 0 ||
+        copy_globs(c->cfg.disk_exclude, &c->cfg.n_disk_exclude, k->disk_exclude,
+                   k->n_disk_exclude) < 0 ||
+        copy_globs(c->cfg.net_include, &c->cfg.n_net_include, k->net_include, k->n_net_include) <
+            0 ||
+        copy_globs(c->cfg.net_exclude, &c->cfg.n_net_exclude, k->net_exclude, k->n_net_exclude) <
+            0)
+        goto fail;
+    for (size_t i = 0; i < NSOURCES; i++)
+        snprintf(c->src[i].path, sizeof(c->src[i].path), "%s/%s", c->root, sources[i].rel);
+    return c;
+fail:
+    collector_free(c);
+    return NULL;
+}
+
+void collector_free(struct collector *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < NSOURCES; i++)
+        if (c->src[i].fd >= 0)
+            close(c->src[i].fd);
+    free_globs(c->cfg.disk_include, c->cfg.n_disk_include);
+    free_globs(c->cfg.disk_exclude, c->cfg.n_disk_exclude);
+    free_globs(c->cfg.net_include, c->cfg.n_net_include);
+    free_globs(c->cfg.net_exclude, c->cfg.n_net_exclude);
+    dev_cache_free(c->disks);
+    dev_cache_free(c->nets);
+    free(c->buf);
+    free(c->root);
+    free(c);
+}

@@ -1,0 +1,20 @@
+/*
+ * linux_collector.h - Linux-only knobs of the collector of collector.h.
+ */
+#ifndef PERFLOG_LINUX_COLLECTOR_H
+#define PERFLOG_LINUX_COLLECTOR_H
+
+#include "collector.h"
+
+#include <stdint.h>
+
+#define COLLECTOR_SYSFS_PERIOD_MS 5000 /* default re-read period of an interface's speed and MTU */
+
+/*
+ * Set how often the optional sysfs attributes of an interface (speed, mtu) are re-read, in ms;
+ * 0 re-reads them on every collect (tests). They are always read when an interface is first
+ * seen. Not thread-safe, like the rest of the collector.
+ */
+void collector_set_sysfs_period(struct collector *c, int64_t period_ms);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * linux_devcache.c - per-name state of the Linux collector, mark and sweep; see linux_devcache.h.
+ *
+ * Entries sit in one array; an open-addressing table of indexes finds them by name. Sweeping
+ * compacts the array and re-indexes it, which only happens when a name vanished.
+ */
+#include "linux_devcache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct dev_cache {
+    struct dev_entry *entries;
+    size_t n, cap;
+    uint32_t *slots; /* entry index + 1; 0 is empty. nslots is a power of two, >= 2 * n */
+    size_t nslots;
+    uint32_t pass;
+};
+
+static uint32_t dev_hash(const char *s)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void slots_insert(uint32_t *slots, size_t nslots, uint32_t hash, size_t index)
+{
+    size_t i = hash & (nslots - 1);
+
+    while (slots[i])
+        i = (i + 1) & (nslots - 1);
+    slots[i] = (uint32_t)index + 1;
+}
+
+/* Rebuild the index with at least `want` slots. Returns 0 or -1 (out of memory, c unchanged). */
+static int slots_rebuild(struct dev_cache *c, size_t want)
+{
+    size_t nslots = 16;
+    uint32_t *slots;
+
+    while (nslots < want)
+        nslots *= 2;
+    slots = calloc(nslots, sizeof(*slots));
+    if (!slots)
+        return -1;
+    for (size_t e = 0; e < c->n; e++)
+        slots_insert(slots, nslots, c->entries[e].hash, e);
+    free(c->slots);
+    c->slots = slots;
+    c->nslots = nslots;
+    return 0;
+}
+
+struct dev_cache *dev_cache_new(void)
+{
+    struct dev_cache *c = calloc(1, sizeof(*c));
+
+    if (c && slots_rebuild(c, 16) < 0) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void dev_cache_free(struct dev_cache *c)
+{
+    if (!c)
+        return;
+    free(c->entries);
+    free(c->slots);
+    free(c);
+}
+
+void dev_cache_begin(struct dev_cache *c)
+{
+    c->pass++;
+}
+
+struct dev_entry *dev_cache_get(struct dev_cache *c, const char *name, int *is_new)
+{
+    uint32_t h = dev_hash(name);
+    struct dev_entry *e;
+    size_t i;
+
+    for (i = h & (c->nslots - 1); c->slots[i]; i = (i + 1) & (c->nslots - 1)) {
+        e = &c->entries[c->slots[i] - 1];
+        if (e->hash == h && strcmp(e->name, name) == 0) {
+            e->pass = c->pass;
+            *is_new = 0;
+            return e;
+        }
+    }
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 16;
+        struct dev_entry *entries = realloc(c->entries, cap * sizeof(*entries));
+        if (!entries)
+            return NULL;
+        c->entries = entries;
+        c->cap = cap;
+    }
+    if ((c->n + 1) * 2 > c->nslots && slots_rebuild(c, (c->n + 1) * 2) < 0)
+        return NULL;
+    e = &c->entries[c->n];
+    memset(e, 0, sizeof(*e));
+    memcpy(e->name, name, strnlen(name, sizeof(e->name) - 1));
+    e->hash = h;
+    e->pass = c->pass;
+    slots_insert(c->slots, c->nslots, h, c->n);
+    c->n++;
+    *is_new = 1;
+    return e;
+}
+
+void dev_cache_sweep(struct dev_cache *c)
+{
+    size_t w = 0;
+
+    for (size_t r = 0; r < c->n; r++)
+        if (c->entries[r].pass == c->pass) {
+            if (w != r)
+                c->entries[w] = c->entries[r];
+            w++;
+        }
+    if (w == c->n)
+        return;
+    c->n = w;
+    /* Re-index in the same table: it was big enough before, so it is now (it never shrinks). */
+    memset(c->slots, 0, c->nslots * sizeof(*c->slots));
+    for (size_t e = 0; e < c->n; e++)
+        slots_insert(c->slots, c->nslots, c->entries[e].hash, e);
+}
+
+size_t dev_cache_count(const struct dev_cache *c)
+{
+    return c->n;
+}

@@ -1,0 +1,52 @@
+/*
+ * linux_devcache.h - what the Linux collector remembers per device or interface name between
+ * ticks (its classification, its sysfs values), with mark and sweep: every pass marks the names it
+ * sees, and the sweep at its end forgets the others, so a device that comes back is looked at
+ * afresh. Private to collectors/linux/. Not thread-safe: the collector's thread owns it.
+ */
+#ifndef PERFLOG_LINUX_DEVCACHE_H
+#define PERFLOG_LINUX_DEVCACHE_H
+
+#include "counters.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A value read from an optional sysfs file, with the state of its logging. */
+struct dev_attr {
+    int64_t value;
+    unsigned char present; /* value holds the last good reading */
+    unsigned char failing; /* the last reading failed and was logged: stay quiet until it works */
+};
+
+/* What is known about one name. The owner uses the fields it needs; a new entry is zeroed. */
+struct dev_entry {
+    char name[COUNTER_NAME_MAX];
+    uint32_t hash;
+    uint32_t pass;         /* the last pass that saw it */
+    unsigned flags;        /* the owner's classification bits */
+    int64_t next_probe_ms; /* monotonic time of the next sysfs reading */
+    struct dev_attr speed_mbps, mtu;
+};
+
+struct dev_cache;
+
+struct dev_cache *dev_cache_new(void); /* NULL on out of memory */
+void dev_cache_free(struct dev_cache *c); /* accepts NULL */
+
+/* Start a pass: every name not passed to dev_cache_get before dev_cache_sweep will be forgotten. */
+void dev_cache_begin(struct dev_cache *c);
+
+/*
+ * The entry for `name` (NUL-terminated, at most COUNTER_NAME_MAX-1 bytes), marked as seen in this
+ * pass. *is_new is set to 1 when it was just added (zeroed but for name). The pointer is valid
+ * until the next dev_cache_get or dev_cache_sweep. NULL on out of memory.
+ */
+struct dev_entry *dev_cache_get(struct dev_cache *c, const char *name, int *is_new);
+
+/* End a pass: forget every entry the pass did not see. */
+void dev_cache_sweep(struct dev_cache *c);
+
+size_t dev_cache_count(const struct dev_cache *c);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * linux_vmstat.c - /proc/vmstat: one "name value" per line (mm/vmstat.c, vmstat_text[]).
+ */
+#include "linux_parse.h"
+#include "linux_scan.h"
+
+#include <errno.h>
+
+struct vmstat_key {
+    const char *key;
+    unsigned char len;
+    unsigned char field;
+    unsigned char pages; /* a page count, converted to KiB */
+};
+
+#define KEY(s, f, pages) {s, sizeof(s) - 1, f, pages}
+
+static const struct vmstat_key vmstat_keys[] = {
+    KEY("nr_dirtied", MEM_DIRTIED_KB, 1), KEY("nr_written", MEM_WRITTEN_KB, 1),
+    KEY("pgpgin", MEM_PGPGIN_KB, 0),      KEY("pgpgout", MEM_PGPGOUT_KB, 0),
+    KEY("pgfault", MEM_PGFAULT, 0),       KEY("pgmajfault", MEM_PGMAJFAULT, 0),
+};
+
+#define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]))
+
+static const struct vmstat_key *vmstat_find(const char *p, const char *blank)
+{
+    size_t n = (size_t)(blank - p);
+
+    for (size_t i = 0; i < NKEYS; i++)
+        if (vmstat_keys[i].len == n && memcmp(vmstat_keys[i].key, p, n) == 0)
+            return &vmstat_keys[i];
+    return NULL;
+}
+
+int parse_vmstat(const char *buf, size_t len, long page_size, struct raw_object *out,
+                 struct parse_status *st)
+{
+    const char *p = buf, *end = buf + len;
+    struct raw_row *r = NULL;
+    size_t lineno = 0, found = 0;
+
+    if (page_size < 1024 || page_size % 1024)
+        return -EINVAL;
+    /* Stop once each wanted key has been seen: the file has some two hundred lines. */
+    while (p < end && found < NKEYS) {
+        const char *eol = scan_eol(p, end);
+        const char *key = scan_blanks(p, eol);
+        const char *blank = scan_token(key, eol);
+        const struct vmstat_key *k;
+        uint64_t v;
+
+        lineno++;
+        if (key == eol) {
+            p = scan_next_line(eol, end);
+            continue;
+        }
+        k = vmstat_find(key, blank);
+        if (blank == eol) {
+            scan_bad_line(st, lineno); /* a name without a value */
+        } else if (k) {
+            if (!scan_u64(scan_blanks(blank, eol), eol, &v)) {
+                scan_bad_line(st, lineno);
+            } else {
+                if (!r && !(r = scan_single_row(out)))
+                    return -ENOMEM;
+                /* pages * page_size / 1024, without overflow for any page count */
+                r->v[k->field] = k->pages ? v * (uint64_t)(page_size / 1024) : v;
+                r->present |= 1ull << k->field;
+                found++;
+            }
+        }
+        p = scan_next_line(eol, end);
+    }
+    return 0;
+}

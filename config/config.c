@@ -1,0 +1,366 @@
+/*
+ * config.c - the life of a struct cfg: defaults, release, and the two ways to change one, each
+ * all-or-nothing (work on a copy, swap it in on success). Reading the file and getting its text
+ * through Jansson happens here; judging the parsed values happens in config_keys.c.
+ */
+#include "config.h"
+
+#include "config_keys.h"
+#include "json_locate.h"
+#include "log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CFG_FILE_MAX                                                                               \
+    (1024 * 1024) /* a config is a few hundred bytes; refuse to slurp a disk image */
+
+/*
+ * The default globs are static so cfg_defaults cannot fail; cfg_glob_release recognises them.
+ * Writable arrays, not literals, because the lists hold char *.
+ */
+static char glob_loop[] = "loop*", glob_ram[] = "ram*", glob_zram[] = "zram*";
+
+static int glob_is_static(const char *glob)
+{
+    return glob == glob_loop || glob == glob_ram || glob == glob_zram;
+}
+
+void cfg_glob_release(char *glob)
+{
+    if (!glob_is_static(glob))
+        free(glob);
+}
+
+void cfg_defaults(struct cfg *c)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->db, sizeof(c->db), "./perflog.db");
+    snprintf(c->listen_addr, sizeof(c->listen_addr), "127.0.0.1:9931");
+    c->listen_port = 9931;
+    c->interval_ms = 1000;
+    c->log_level = LOG_LVL_INFO;
+    snprintf(c->root, sizeof(c->root), "/");
+    c->disk_exclude[0] = glob_loop;
+    c->disk_exclude[1] = glob_ram;
+    c->disk_exclude[2] = glob_zram;
+    c->n_disk_exclude = 3;
+    c->raw_days = 7;
+    c->minute_days = 90;
+    c->hour_days = 1825;
+    c->commit_interval_ms = 1000;
+    c->max_held_ticks = 3600;
+    c->sampler_rt_priority = 10;
+}
+
+/* The four glob lists of c, for code that treats them alike. */
+static char **glob_list(struct cfg *c, int i, size_t **count)
+{
+    switch (i) {
+    case 0:
+        *count = &c->n_disk_include;
+        return c->disk_include;
+    case 1:
+        *count = &c->n_disk_exclude;
+        return c->disk_exclude;
+    case 2:
+        *count = &c->n_net_include;
+        return c->net_include;
+    default:
+        *count = &c->n_net_exclude;
+        return c->net_exclude;
+    }
+}
+
+void cfg_release(struct cfg *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < 4; i++) {
+        size_t *count;
+        char **list = glob_list(c, i, &count);
+
+        for (size_t k = 0; k < *count; k++)
+            cfg_glob_release(list[k]);
+        memset(list, 0, CFG_MAX_GLOBS * sizeof(*list));
+        *count = 0;
+    }
+}
+
+/* Deep copy: dst owns its own glob strings. On failure dst holds nothing to release. */
+static int cfg_copy(struct cfg *dst, const struct cfg *src)
+{
+    size_t want[4], *count;
+    char **list;
+
+    *dst = *src; /* dst's lists point at src's strings until each is replaced by a copy */
+    for (int i = 0; i < 4; i++) {
+        glob_list(dst, i, &count);
+        want[i] = *count;
+        *count = 0; /* grows with each copy, so a release frees copies only */
+    }
+    for (int i = 0; i < 4; i++) {
+        list = glob_list(dst, i, &count);
+        for (size_t k = 0; k < want[i]; k++) {
+            list[k] = glob_is_static(list[k]) ? list[k] : strdup(list[k]);
+            if (!list[k]) {
+                cfg_release(dst);
+                return -ENOMEM;
+            }
+            (*count)++;
+        }
+    }
+    return 0;
+}
+
+static int is_blank(const char *buf, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\r')
+            return 0;
+    return 1;
+}
+
+/* Encoding and emptiness, before Jansson, whose messages for these are obscure. */
+static int check_text(const struct cfg_src *s)
+{
+    const unsigned char *u = (const unsigned char *)s->buf;
+    size_t bad;
+    int line, col;
+
+    if (s->len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF)))
+        return cfg_src_error_at(s, 1, 1, "the file is UTF-16; save it as UTF-8");
+    if (cfg_json_check_utf8(s->buf, s->len, &bad) != 0) {
+        cfg_json_position(s->buf, s->len, bad, &line, &col);
+        if (u[bad] == 0)
+            return cfg_src_error_at(s, line, col,
+                                    "NUL byte: the file must be UTF-8 text (is it UTF-16?)");
+        return cfg_src_error_at(s, line, col,
+                                "invalid UTF-8 (byte 0x%02x): the file must be UTF-8 text", u[bad]);
+    }
+    if (is_blank(s->buf, s->len))
+        return cfg_src_error_at(s, 1, 1,
+                                "the file is empty; a configuration is a JSON object, at least {}");
+    return 0;
+}
+
+/* Where the comma is when the token just before `end` is a '}' or ']' right after one. */
+static int trailing_comma(const char *buf, size_t end, size_t *comma)
+{
+    size_t i;
+
+    if (end == 0 || (buf[end - 1] != '}' && buf[end - 1] != ']'))
+        return 0;
+    for (i = end - 1; i > 0; i--)
+        if (buf[i - 1] != ' ' && buf[i - 1] != '\t' && buf[i - 1] != '\n' && buf[i - 1] != '\r')
+            break;
+    if (i == 0 || buf[i - 1] != ',')
+        return 0;
+    *comma = i - 1;
+    return 1;
+}
+
+/*
+ * Jansson's message and position, plus the key being read there (the walker reads up to, not
+ * including, the token Jansson stopped at: its position is one past that token's last byte).
+ */
+static int syntax_error(const struct cfg_src *s, const json_error_t *je)
+{
+    size_t at = je->position > 0 ? (size_t)je->position : 0, comma;
+    struct cfg_json_member m;
+    const char *path[CFG_JSON_MAX_DEPTH];
+    char where[400] = "", key[320];
+    int line = je->line, col = je->column;
+
+    if (at > s->len)
+        at = s->len;
+
+    if (line < 1 || col < 1) /* Jansson says column 0 at the end of the text after a newline */
+        cfg_json_position(s->buf, s->len, at, &line, &col);
+    if (cfg_json_member_at(s->buf, s->len, at > 0 ? at - 1 : 0, &m) == 0) {
+        for (size_t i = 0; i < m.depth; i++)
+            path[i] = m.comp[i];
+        cfg_path_format(path, m.depth, key, sizeof(key));
+        snprintf(where, sizeof(where), " %s key '%s'", m.value_done ? "after" : "in the value of",
+                 key);
+    }
+    if (trailing_comma(s->buf, at, &comma)) {
+        cfg_json_position(s->buf, s->len, comma, &line, &col);
+        return cfg_src_error_at(
+            s, line, col, "syntax error%s: a comma before '%c' (JSON allows no trailing comma)",
+            where, s->buf[at - 1]);
+    }
+    if (at > 0 && at <= s->len && (s->buf[at - 1] == '/' || s->buf[at - 1] == '#'))
+        return cfg_src_error_at(s, line, col, "syntax error%s: %s (JSON has no comments)", where,
+                                je->text);
+    return cfg_src_error_at(s, line, col, "syntax error%s: %s", where, je->text);
+}
+
+/* Jansson stops at the second copy of a key; name it and point at both copies. */
+static int duplicate_error(const struct cfg_src *s, const json_error_t *je)
+{
+    struct cfg_json_member m;
+    const char *path[CFG_JSON_MAX_DEPTH];
+    char key[320];
+    int line, col;
+
+    if (cfg_json_member_at(s->buf, s->len, (size_t)je->position, &m) != 0 || m.truncated)
+        return cfg_src_error_at(s, je->line, je->column, "%s", je->text);
+    for (size_t i = 0; i < m.depth; i++)
+        path[i] = m.comp[i];
+    cfg_path_format(path, m.depth, key, sizeof(key));
+    if (cfg_json_locate(s->buf, s->len, path, m.depth, &line, &col) != 0)
+        return cfg_src_error_at(s, m.line, m.col, "duplicate key '%s'", key);
+    return cfg_src_error_at(s, m.line, m.col,
+                            "duplicate key '%s' (first set at line %d, column %d)", key, line, col);
+}
+
+static int parse_text(const struct cfg_src *s, json_t **root)
+{
+    json_error_t je;
+    int line, col;
+    size_t i = 0;
+
+    *root = json_loadb(s->buf, s->len, JSON_REJECT_DUPLICATES, &je);
+    if (!*root)
+        return json_error_code(&je) == json_error_duplicate_key ? duplicate_error(s, &je)
+                                                                : syntax_error(s, &je);
+    if (json_is_object(*root))
+        return 0;
+    while (s->buf[i] == ' ' || s->buf[i] == '\t' || s->buf[i] == '\n' || s->buf[i] == '\r')
+        i++;
+    cfg_json_position(s->buf, s->len, i, &line, &col);
+    json_decref(*root);
+    *root = NULL;
+    return cfg_src_error_at(s, line, col, "the top level must be a JSON object {...}, not %s",
+                            s->buf[i] == '[' ? "an array" : "a single value");
+}
+
+int cfg_load_buffer(struct cfg *c, const char *name, const char *buf, size_t len, char *err,
+                    size_t errlen)
+{
+    struct cfg_src s = {.name = name, .buf = buf, .len = len, .err = err, .errlen = errlen};
+    struct cfg next;
+    json_t *root = NULL;
+    int rc = -1;
+
+    if (errlen > 0)
+        err[0] = '\0';
+    /* Notepad writes a UTF-8 byte order mark; it is invisible, so columns start after it. */
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        s.buf += 3;
+        s.len -= 3;
+    }
+    if (check_text(&s) != 0 || parse_text(&s, &root) != 0)
+        return -1;
+    if (cfg_copy(&next, c) != 0) {
+        cfg_src_error_at(&s, 0, 0, "out of memory");
+        goto out;
+    }
+    if (cfg_keys_apply(&s, root, &next) != 0) {
+        cfg_release(&next);
+        goto out;
+    }
+    cfg_release(c);
+    *c = next;
+    rc = 0;
+out:
+    json_decref(root);
+    return rc;
+}
+
+/* Read all of `path` into a heap buffer. Returns 0, or -1 with the reason in err. */
+static int read_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
+{
+    char eb[128];
+    struct stat st;
+    char *buf = NULL;
+    size_t n;
+    int rc = -1;
+    FILE *f = fopen(path, "rb");
+
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror_r(errno, eb, sizeof(eb)));
+        return -1;
+    }
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory, not a JSON file", path);
+        goto out;
+    }
+    buf = malloc(CFG_FILE_MAX + 1);
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        goto out;
+    }
+    errno = 0;
+    n = fread(buf, 1, CFG_FILE_MAX + 1, f);
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: cannot read: %s", path,
+                 strerror_r(errno ? errno : EIO, eb, sizeof(eb)));
+        goto out;
+    }
+    if (n > CFG_FILE_MAX) {
+        snprintf(err, errlen, "%s: larger than %d bytes; is this the configuration file?", path,
+                 CFG_FILE_MAX);
+        goto out;
+    }
+    *out = buf;
+    *len = n;
+    buf = NULL;
+    rc = 0;
+out:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+int cfg_load_file(struct cfg *c, const char *path, char *err, size_t errlen)
+{
+    char *buf;
+    size_t len;
+    int rc;
+
+    if (errlen > 0)
+        err[0] = '\0';
+    if (read_file(path, &buf, &len, err, errlen) != 0)
+        return -1;
+    rc = cfg_load_buffer(c, path, buf, len, err, errlen);
+    free(buf);
+    return rc;
+}
+
+int cfg_override(struct cfg *c, const char *key, const char *value, const char *origin, char *err,
+                 size_t errlen)
+{
+    struct cfg_src s = {.origin = origin, .key = key, .err = err, .errlen = errlen};
+    /* Only scalars change here, so a shallow copy is enough: next is never released. */
+    struct cfg next = *c;
+
+    if (errlen > 0)
+        err[0] = '\0';
+    if (cfg_keys_set(&s, value, &next) != 0)
+        return -1;
+    *c = next;
+    return 0;
+}
+
+void cfg_collector_config(const struct cfg *c, struct collector_config *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->root = c->root;
+    for (size_t i = 0; i < c->n_disk_include; i++)
+        out->disk_include[i] = c->disk_include[i];
+    out->n_disk_include = c->n_disk_include;
+    for (size_t i = 0; i < c->n_disk_exclude; i++)
+        out->disk_exclude[i] = c->disk_exclude[i];
+    out->n_disk_exclude = c->n_disk_exclude;
+    for (size_t i = 0; i < c->n_net_include; i++)
+        out->net_include[i] = c->net_include[i];
+    out->n_net_include = c->n_net_include;
+    for (size_t i = 0; i < c->n_net_exclude; i++)
+        out->net_exclude[i] = c->net_exclude[i];
+    out->n_net_exclude = c->n_net_exclude;
+}

@@ -1,0 +1,88 @@
+/*
+ * config.h - the daemon's configuration: defaults, a JSON file read with Jansson, and command-line
+ * overrides, each checked strictly with an error that says where and what.
+ *
+ * Every key, its type, default and range are listed in docs/configuration.md, and
+ * config/perflogd.example.json sets every key to its default. A struct cfg owns its glob strings;
+ * nothing here is thread-safe: load the configuration in one thread, then hand out copies or
+ * read-only pointers.
+ */
+#ifndef PERFLOG_CONFIG_H
+#define PERFLOG_CONFIG_H
+
+#include "collector.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFG_MAX_GLOBS 32  /* must equal COLLECTOR_MAX_GLOBS */
+#define CFG_GLOB_MAX  255 /* bytes in one glob */
+
+_Static_assert(CFG_MAX_GLOBS == COLLECTOR_MAX_GLOBS, "glob lists are handed to the collector");
+
+struct cfg {
+    char db[4096];         /* "db", default "./perflog.db" */
+    char listen_addr[256]; /* "listen" "ADDR:PORT", default "127.0.0.1:9931"; IPv6 "[::1]:9931" */
+    int listen_port;       /* parsed from listen_addr */
+    int64_t interval_ms;   /* "interval_ms", default 1000, range 100..3600000 */
+    int log_level;         /* "log_level": enum log_level, default LOG_LVL_INFO */
+    char root[4096];       /* "root": prefix of /proc and /sys, default "/" */
+    char *disk_include[CFG_MAX_GLOBS]; /* "disks": {"include": [], "exclude": [...]} */
+    size_t n_disk_include;             /* an empty include list includes all */
+    char *disk_exclude[CFG_MAX_GLOBS]; /* default ["loop*", "ram*", "zram*"] */
+    size_t n_disk_exclude;
+    char *net_include[CFG_MAX_GLOBS]; /* "interfaces": {"include": [], "exclude": []} */
+    size_t n_net_include;
+    char *net_exclude[CFG_MAX_GLOBS];
+    size_t n_net_exclude;
+    /* "retention": days kept per tier, 1..36500, raw <= minute <= hour; defaults 7, 90, 1825 */
+    int raw_days, minute_days, hour_days;
+    int64_t commit_interval_ms; /* default 1000, range 0..2000 (0 = commit every tick) */
+    int64_t max_held_ticks;     /* ticks held while the db cannot be written, 3600, 10..1000000 */
+    int sampler_rt_priority;    /* SCHED_FIFO priority of the sampler, 10, 0 = do not ask, 0..99 */
+};
+
+/* Set every field to its default. Does not free anything: call it on a new or released cfg. */
+void cfg_defaults(struct cfg *c);
+
+/*
+ * Free the glob strings and empty the lists. Safe on a defaults-only cfg and twice in a row; the
+ * cfg is reusable after cfg_defaults. Accepts NULL.
+ */
+void cfg_release(struct cfg *c);
+
+/*
+ * Load FILE over the current values of *c: keys absent from the file keep their value, a glob
+ * list in the file replaces the whole list. Returns 0, or -1 with *c untouched and one line in
+ * err (errlen bytes, always terminated when errlen > 0), e.g.
+ *   perflogd.json:12:5: key 'retention.raw_days': expected an integer from 1 to 36500, got "x"
+ * A file that cannot be read is named without a position ("perflogd.json: cannot open: ...").
+ */
+int cfg_load_file(struct cfg *c, const char *path, char *err, size_t errlen);
+
+/* The same from a buffer of len bytes (need not be NUL-terminated); `name` is FILE in messages. */
+int cfg_load_buffer(struct cfg *c, const char *name, const char *buf, size_t len, char *err,
+                    size_t errlen);
+
+/*
+ * Set one key from command-line text, with the checks of the file: `key` is the JSON key ("db",
+ * "listen", "interval_ms", "log_level", "root", or any other scalar key, "retention.raw_days"
+ * for nested ones); `value` the text ("500" for an integer). Returns 0, or -1 with *c untouched
+ * and err set to e.g. "--interval: expected an integer from 100 to 3600000, got \"abc\"", where
+ * "--interval" is `origin` (the option as the user typed it; NULL names the key instead).
+ */
+int cfg_override(struct cfg *c, const char *key, const char *value, const char *origin, char *err,
+                 size_t errlen);
+
+/* Fill *out for collector_new. Its pointers borrow from c, which must outlive their use. */
+void cfg_collector_config(const struct cfg *c, struct collector_config *out);
+
+/*
+ * Split a listen address "HOST:PORT" as cfg_load_* accepts it: HOST is an IPv4 literal, a host
+ * name, or an IPv6 literal in brackets; PORT is 1..65535. Returns 0, copies HOST (without
+ * brackets) into host when host is not NULL, and sets *port; or -EINVAL with *why pointing to a
+ * static English reason and the outputs untouched. Pure; thread-safe.
+ */
+int cfg_listen_parse(const char *addr, char *host, size_t hostlen, int *port, const char **why);
+
+#endif

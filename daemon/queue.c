@@ -1,0 +1,182 @@
+/*
+ * queue.c - bounded tick queue (a ring) with give-back; see queue.h.
+ */
+#include "queue.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct tick_queue {
+    pthread_mutex_t lock; /* guards everything below */
+    pthread_cond_t nonempty;
+    struct tick **ring;
+    size_t cap, head, n; /* n queued, starting at ring[head] */
+    size_t in_flight;
+    uint64_t dropped;
+    int closed;
+};
+
+struct tick_queue *queue_new(size_t capacity)
+{
+    struct tick_queue *q;
+    pthread_condattr_t ca;
+
+    if (capacity < 2)
+        capacity = 2;
+    q = calloc(1, sizeof(*q));
+    if (!q)
+        return NULL;
+    q->ring = calloc(capacity, sizeof(*q->ring));
+    if (!q->ring) {
+        free(q);
+        return NULL;
+    }
+    q->cap = capacity;
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&q->nonempty, &ca);
+    pthread_condattr_destroy(&ca);
+    return q;
+}
+
+void queue_free(struct tick_queue *q)
+{
+    if (!q)
+        return;
+    for (size_t i = 0; i < q->n; i++)
+        tick_free(q->ring[(q->head + i) % q->cap]);
+    pthread_cond_destroy(&q->nonempty);
+    pthread_mutex_destroy(&q->lock);
+    free(q->ring);
+    free(q);
+}
+
+/* Drop the oldest queued tick. Lock held; n > 0. */
+static void drop_oldest(struct tick_queue *q)
+{
+    tick_free(q->ring[q->head]);
+    q->ring[q->head] = NULL;
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+    q->dropped++;
+}
+
+size_t queue_push(struct tick_queue *q, struct tick *t)
+{
+    size_t dropped = 0;
+
+    pthread_mutex_lock(&q->lock);
+    while (q->n > 0 && q->n + q->in_flight >= q->cap) {
+        drop_oldest(q);
+        dropped++;
+    }
+    if (q->n < q->cap) {
+        q->ring[(q->head + q->n) % q->cap] = t;
+        q->n++;
+    } else {
+        tick_free(t); /* unreachable while takes are bounded to half the capacity */
+        q->dropped++;
+        dropped++;
+    }
+    pthread_cond_signal(&q->nonempty);
+    pthread_mutex_unlock(&q->lock);
+    return dropped;
+}
+
+static void deadline_after(struct timespec *ts, int64_t timeout_ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += timeout_ms / 1000;
+    ts->tv_nsec += (timeout_ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+/* Wait for ticks or close. Lock held. */
+static void wait_nonempty(struct tick_queue *q, int64_t timeout_ms)
+{
+    struct timespec ts;
+
+    deadline_after(&ts, timeout_ms);
+    while (q->n == 0 && !q->closed)
+        if (pthread_cond_timedwait(&q->nonempty, &q->lock, &ts) == ETIMEDOUT)
+            break;
+}
+
+int queue_wait(struct tick_queue *q, int64_t timeout_ms)
+{
+    int has;
+
+    pthread_mutex_lock(&q->lock);
+    wait_nonempty(q, timeout_ms);
+    has = q->n > 0;
+    pthread_mutex_unlock(&q->lock);
+    return has;
+}
+
+size_t queue_take(struct tick_queue *q, struct tick **out, size_t max, int64_t timeout_ms)
+{
+    size_t k = 0;
+
+    if (max > q->cap / 2)
+        max = q->cap / 2 ? q->cap / 2 : 1;
+    pthread_mutex_lock(&q->lock);
+    wait_nonempty(q, timeout_ms);
+    while (k < max && q->n > 0) {
+        out[k++] = q->ring[q->head];
+        q->ring[q->head] = NULL;
+        q->head = (q->head + 1) % q->cap;
+        q->n--;
+    }
+    q->in_flight += k;
+    pthread_mutex_unlock(&q->lock);
+    return k;
+}
+
+void queue_taken_done(struct tick_queue *q, size_t n)
+{
+    pthread_mutex_lock(&q->lock);
+    q->in_flight -= n <= q->in_flight ? n : q->in_flight;
+    pthread_mutex_unlock(&q->lock);
+}
+
+void queue_give_back(struct tick_queue *q, struct tick **ticks, size_t n)
+{
+    pthread_mutex_lock(&q->lock);
+    q->in_flight -= n <= q->in_flight ? n : q->in_flight;
+    /* Put them back at the front, newest first, so the oldest ends up at the head. */
+    for (size_t i = n; i-- > 0;) {
+        if (q->n == q->cap) {
+            /* Full: the tick being given back is older than everything queued. */
+            tick_free(ticks[i]);
+            q->dropped++;
+            continue;
+        }
+        q->head = (q->head + q->cap - 1) % q->cap;
+        q->ring[q->head] = ticks[i];
+        q->n++;
+    }
+    pthread_mutex_unlock(&q->lock);
+}
+
+void queue_close(struct tick_queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    q->closed = 1;
+    pthread_cond_broadcast(&q->nonempty);
+    pthread_mutex_unlock(&q->lock);
+}
+
+void queue_get_stats(struct tick_queue *q, struct queue_stats *out)
+{
+    pthread_mutex_lock(&q->lock);
+    out->queued = q->n;
+    out->in_flight = q->in_flight;
+    out->dropped = q->dropped;
+    pthread_mutex_unlock(&q->lock);
+}

@@ -1,0 +1,294 @@
+/*
+ * sampler.c - the drift-free tick loop; see sampler.h and design section 3.
+ *
+ * Each tick: wait on the monotonic clock until the next wall-clock grid point, read the collectors,
+ * turn the reading into deltas, push the tick. The interval stored is the monotonic time since the
+ * previous tick, so rates stay right whatever the wall clock does. A tick that comes more than
+ * half an interval late is one longer interval and counts as missed; nothing is invented.
+ */
+#include "sampler.h"
+
+#include "clock.h"
+#include "delta.h"
+#include "log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* A deep copy of sampler_settings: the glob strings live in `strings`. */
+struct owned_settings {
+    struct sampler_settings s;
+    char *strings[4 * COLLECTOR_MAX_GLOBS + 1];
+    size_t nstrings;
+};
+
+struct sampler {
+    pthread_t thread;
+    struct tick_queue *queue;
+    pthread_mutex_t lock; /* guards everything below */
+    pthread_cond_t wake;
+    int stop;
+    struct owned_settings *pending; /* new settings for the next tick, or NULL */
+    struct sampler_stats stats;
+    /* owned by the sampler thread */
+    struct owned_settings *cur;
+    struct collector *collector;
+    struct delta_state *delta;
+    struct raw_sample raw;
+};
+
+static void owned_free(struct owned_settings *o)
+{
+    if (!o)
+        return;
+    for (size_t i = 0; i < o->nstrings; i++)
+        free(o->strings[i]);
+    free(o);
+}
+
+static int copy_globs(struct owned_settings *o, const char *const *src, size_t n, const char **dst)
+{
+    for (size_t i = 0; i < n && i < COLLECTOR_MAX_GLOBS; i++) {
+        char *s = strdup(src[i]);
+        if (!s)
+            return -1;
+        o->strings[o->nstrings++] = s;
+        dst[i] = s;
+    }
+    return 0;
+}
+
+static struct owned_settings *owned_copy(const struct sampler_settings *s)
+{
+    struct owned_settings *o = calloc(1, sizeof(*o));
+    struct collector_config *c;
+
+    if (!o)
+        return NULL;
+    o->s = *s;
+    c = &o->s.collect;
+    if (!(o->strings[o->nstrings++] = strdup(s->collect.root ? s->collect.root : "/")))
+        goto fail;
+    c->root = o->strings[0];
+    if (copy_globs(o, s->collect.disk_include, s->collect.n_disk_include, c->disk_include) < 0 ||
+        copy_globs(o, s->collect.disk_exclude, s->collect.n_disk_exclude, c->disk_exclude) < 0 ||
+        copy_globs(o, s->collect.net_include, s->collect.n_net_include, c->net_include) < 0 ||
+        copy_globs(o, s->collect.net_exclude, s->collect.n_net_exclude, c->net_exclude) < 0)
+        goto fail;
+    return o;
+fail:
+    owned_free(o);
+    return NULL;
+}
+
+/* Ask for real-time scheduling so a saturated machine does not delay ticks; fall back to a
+ * raised nice value; keep going either way. Also shrink the timer slack to 1 ns. */
+static void raise_priority(int rt_priority)
+{
+    struct sched_param sp = {.sched_priority = rt_priority};
+    int rc;
+
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+    if (rt_priority <= 0)
+        return;
+    rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+    if (rc == 0) {
+        log_info("sampler runs at SCHED_FIFO priority %d", rt_priority);
+        return;
+    }
+    errno = rc;
+    log_warn("sampler: cannot get SCHED_FIFO priority %d, trying nice -10", rt_priority);
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -10) < 0)
+        log_warn("sampler: cannot raise priority; ticks may be late on a saturated machine");
+}
+
+/* Take pending settings, if any. Sampler thread. */
+static void apply_pending(struct sampler *sp)
+{
+    struct owned_settings *p;
+    struct collector *c;
+
+    pthread_mutex_lock(&sp->lock);
+    p = sp->pending;
+    sp->pending = NULL;
+    pthread_mutex_unlock(&sp->lock);
+    if (!p)
+        return;
+    c = collector_new(&p->s.collect);
+    if (!c) {
+        log_error("sampler: out of memory applying new settings; keeping the old ones");
+        owned_free(p);
+        return;
+    }
+    if (sp->cur && sp->cur->s.rt_priority != p->s.rt_priority)
+        raise_priority(p->s.rt_priority);
+    if (sp->cur && sp->cur->s.interval_ms != p->s.interval_ms)
+        log_info("sampling interval is now %lld ms", (long long)p->s.interval_ms);
+    collector_free(sp->collector);
+    sp->collector = c;
+    owned_free(sp->cur);
+    sp->cur = p;
+    pthread_mutex_lock(&sp->lock);
+    sp->stats.interval_ms = p->s.interval_ms;
+    pthread_mutex_unlock(&sp->lock);
+}
+
+/* Sleep on the monotonic clock until mono_deadline_ns or stop. Returns 1 when told to stop. */
+static int sleep_until(struct sampler *sp, int64_t mono_deadline_ns)
+{
+    struct timespec ts = {.tv_sec = mono_deadline_ns / 1000000000LL,
+                          .tv_nsec = mono_deadline_ns % 1000000000LL};
+    int stop;
+
+    pthread_mutex_lock(&sp->lock);
+    while (!sp->stop && !sp->pending && clock_mono_ns() < mono_deadline_ns)
+        if (pthread_cond_timedwait(&sp->wake, &sp->lock, &ts) == ETIMEDOUT)
+            break;
+    stop = sp->stop;
+    pthread_mutex_unlock(&sp->lock);
+    return stop;
+}
+
+static void *sampler_main(void *arg)
+{
+    struct sampler *sp = arg;
+    int64_t last_wall = -1, last_mono = -1;
+
+    pthread_setname_np(pthread_self(), "perflog-sample");
+    raise_priority(sp->cur->s.rt_priority);
+    for (;;) {
+        int64_t interval_ms = sp->cur->s.interval_ms;
+        int64_t now_wall = clock_wall_ns(), now_mono = clock_mono_ns();
+        int64_t target = clock_next_tick_wall(last_wall, now_wall, interval_ms);
+        int64_t wall, mono, elapsed = 0, t0;
+        uint32_t missed = 0;
+        struct tick *t;
+
+        if (sleep_until(sp, now_mono + (target - now_wall)))
+            break;
+        if (clock_mono_ns() < now_mono + (target - now_wall)) {
+            apply_pending(sp); /* woken early by new settings: re-plan the tick */
+            continue;
+        }
+        mono = clock_mono_ns();
+        wall = clock_wall_ns();
+        if (last_mono >= 0) {
+            elapsed = mono - last_mono;
+            missed = clock_missed_ticks(elapsed, interval_ms);
+            int64_t skew = (wall - last_wall) - elapsed;
+            if (skew > 500000000LL || skew < -500000000LL)
+                log_warnx("wall clock stepped by %+.3f s; intervals still come from the "
+                          "monotonic clock",
+                          (double)skew / 1e9);
+            if (missed)
+                log_warnx("sampler: tick %lld ms late, %u tick(s) missed",
+                          (long long)(elapsed / 1000000 - interval_ms), missed);
+        }
+        t0 = clock_mono_ns();
+        raw_sample_clear(&sp->raw);
+        collector_collect(sp->collector, &sp->raw);
+        t = delta_tick(sp->delta, &sp->raw, wall / 1000000,
+                       last_mono >= 0 ? (elapsed + 500000) / 1000000 : 0, missed);
+        if (t)
+            queue_push(sp->queue, t);
+        else
+            log_error("sampler: out of memory; tick at %lld dropped", (long long)(wall / 1000000));
+        pthread_mutex_lock(&sp->lock);
+        sp->stats.ticks++;
+        sp->stats.missed += missed;
+        sp->stats.last_tick_wall_ms = wall / 1000000;
+        sp->stats.last_interval_ms = t ? t->interval_ms : 0;
+        sp->stats.last_collect_ns = clock_mono_ns() - t0;
+        pthread_mutex_unlock(&sp->lock);
+        last_wall = wall;
+        last_mono = mono;
+        apply_pending(sp);
+    }
+    return NULL;
+}
+
+struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queue *q, char *err,
+                              size_t errlen)
+{
+    struct sampler *sp = calloc(1, sizeof(*sp));
+    pthread_condattr_t ca;
+    int rc;
+
+    if (!sp || !(sp->cur = owned_copy(s)) || !(sp->delta = delta_new()) ||
+        !(sp->collector = collector_new(&sp->cur->s.collect))) {
+        snprintf(err, errlen, "sampler: out of memory");
+        goto fail;
+    }
+    sp->queue = q;
+    sp->stats.interval_ms = s->interval_ms;
+    pthread_mutex_init(&sp->lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&sp->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    rc = pthread_create(&sp->thread, NULL, sampler_main, sp);
+    if (rc != 0) {
+        snprintf(err, errlen, "sampler: cannot start thread: %s", strerror(rc));
+        pthread_cond_destroy(&sp->wake);
+        pthread_mutex_destroy(&sp->lock);
+        goto fail;
+    }
+    return sp;
+fail:
+    if (sp) {
+        collector_free(sp->collector);
+        delta_free(sp->delta);
+        owned_free(sp->cur);
+        free(sp);
+    }
+    return NULL;
+}
+
+void sampler_reconfigure(struct sampler *sp, const struct sampler_settings *s)
+{
+    struct owned_settings *o = owned_copy(s);
+
+    if (!o) {
+        log_error("sampler: out of memory; new settings not applied");
+        return;
+    }
+    pthread_mutex_lock(&sp->lock);
+    owned_free(sp->pending);
+    sp->pending = o;
+    pthread_cond_signal(&sp->wake);
+    pthread_mutex_unlock(&sp->lock);
+}
+
+void sampler_get_stats(struct sampler *sp, struct sampler_stats *out)
+{
+    pthread_mutex_lock(&sp->lock);
+    *out = sp->stats;
+    pthread_mutex_unlock(&sp->lock);
+}
+
+void sampler_stop(struct sampler *sp)
+{
+    if (!sp)
+        return;
+    pthread_mutex_lock(&sp->lock);
+    sp->stop = 1;
+    pthread_cond_signal(&sp->wake);
+    pthread_mutex_unlock(&sp->lock);
+    pthread_join(sp->thread, NULL);
+    collector_free(sp->collector);
+    delta_free(sp->delta);
+    raw_sample_free(&sp->raw);
+    owned_free(sp->cur);
+    owned_free(sp->pending);
+    pthread_cond_destroy(&sp->wake);
+    pthread_mutex_destroy(&sp->lock);
+    free(sp);
+}

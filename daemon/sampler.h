@@ -1,0 +1,42 @@
+/*
+ * sampler.h - the tick scheduler: one thread that reads the collectors on the wall-clock grid and
+ * hands each tick to the queue. It never waits on the database or on HTTP clients.
+ */
+#ifndef PERFLOG_SAMPLER_H
+#define PERFLOG_SAMPLER_H
+
+#include "collector.h"
+#include "queue.h"
+
+#include <stdint.h>
+
+struct sampler_settings {
+    int64_t interval_ms;
+    int rt_priority; /* SCHED_FIFO priority to ask for; 0: stay a normal thread */
+    struct collector_config collect;
+};
+
+struct sampler_stats {
+    uint64_t ticks;          /* ticks taken since start */
+    uint64_t missed;         /* ticks that came too late and were folded into a longer interval */
+    int64_t last_tick_wall_ms;
+    int64_t last_interval_ms;
+    int64_t interval_ms;     /* the interval in force */
+    int64_t last_collect_ns; /* CPU-free wall time one collect + delta took, last tick */
+};
+
+struct sampler;
+
+/* Start the sampler thread. Settings are copied. NULL with a message in err on failure. */
+struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queue *q, char *err,
+                              size_t errlen);
+
+/* Apply new settings at the next tick (copied; thread-safe). Instances keep their history. */
+void sampler_reconfigure(struct sampler *sp, const struct sampler_settings *s);
+
+void sampler_get_stats(struct sampler *sp, struct sampler_stats *out); /* thread-safe */
+
+/* Stop the thread and wait for it; frees the sampler. Accepts NULL. */
+void sampler_stop(struct sampler *sp);
+
+#endif

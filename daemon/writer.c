@@ -1,0 +1,246 @@
+/*
+ * writer.c - database writer thread; see writer.h.
+ *
+ * The queue is the holding area: ticks leave it only once committed. A failed write gives the
+ * batch back and the writer enters a failing state, logged once, in which it probes with a single
+ * tick every second; when the probe commits, everything held is written and the recovery is logged.
+ */
+#include "writer.h"
+
+#include "clock.h"
+#include "log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WRITER_BATCH_MAX  600   /* ticks per transaction */
+#define RETRY_INTERVAL_MS 1000  /* probe period while failing */
+#define MAINT_PERIOD_MS   10000 /* roll-ups and retention at most this often when idle */
+
+struct writer {
+    pthread_t thread;
+    struct db *db;
+    struct tick_queue *queue;
+    pthread_mutex_t lock; /* guards settings, stats and stop */
+    pthread_cond_t wake;
+    struct writer_settings settings;
+    struct writer_stats stats;
+    int stop;
+    struct tick *batch[WRITER_BATCH_MAX];
+};
+
+static const char *error_text(int err)
+{
+    switch (err) {
+    case -ENOSPC:
+        return "disk full";
+    case -EBUSY:
+        return "database locked by another process";
+    case -EACCES:
+        return "database not writable";
+    case -ENOMEM:
+        return "out of memory";
+    default:
+        return "I/O error";
+    }
+}
+
+/* Sleep up to ms or until stopped. Returns 1 if stopping. Lock not held. */
+static int writer_pause(struct writer *w, int64_t ms)
+{
+    struct timespec ts;
+    int64_t deadline = clock_mono_ns() + ms * 1000000LL;
+    int stop;
+
+    ts.tv_sec = deadline / 1000000000LL;
+    ts.tv_nsec = deadline % 1000000000LL;
+    pthread_mutex_lock(&w->lock);
+    while (!w->stop)
+        if (pthread_cond_timedwait(&w->wake, &w->lock, &ts) == ETIMEDOUT)
+            break;
+    stop = w->stop;
+    pthread_mutex_unlock(&w->lock);
+    return stop;
+}
+
+/* Take and write one batch. Returns ticks written, 0 when none were queued, or negative errno. */
+static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
+{
+    size_t n = queue_take(w->queue, w->batch, max, wait_ms);
+    int rc;
+
+    if (n == 0)
+        return 0;
+    rc = db_write_ticks(w->db, w->batch, n);
+    if (rc < 0) {
+        queue_give_back(w->queue, w->batch, n);
+        pthread_mutex_lock(&w->lock);
+        w->stats.write_failures++;
+        w->stats.last_error = rc;
+        if (!w->stats.failing)
+            log_error("database %s: %s (%s); holding ticks in memory and retrying every %d ms",
+                      db_path(w->db), error_text(rc), db_errmsg(w->db), RETRY_INTERVAL_MS);
+        w->stats.failing = 1;
+        pthread_mutex_unlock(&w->lock);
+        return rc;
+    }
+    queue_taken_done(w->queue, n);
+    for (size_t i = 0; i < n; i++)
+        tick_free(w->batch[i]);
+    pthread_mutex_lock(&w->lock);
+    if (w->stats.failing)
+        log_info("database %s is writable again; writing held ticks", db_path(w->db));
+    w->stats.failing = 0;
+    w->stats.written += n;
+    w->stats.last_commit_wall_ms = clock_wall_ns() / 1000000;
+    pthread_mutex_unlock(&w->lock);
+    return (int64_t)n;
+}
+
+static void run_maintenance(struct writer *w)
+{
+    struct db_retention r;
+    int rc;
+
+    pthread_mutex_lock(&w->lock);
+    r = w->settings.retention;
+    pthread_mutex_unlock(&w->lock);
+    /* Bounded steps, and queued ticks go first: maintenance yields as soon as one arrives. */
+    do {
+        rc = db_maintain(w->db, clock_wall_ns() / 1000000, &r);
+        if (rc < 0 && rc != -EBUSY)
+            log_warnx("database %s: roll-up/retention step failed: %s", db_path(w->db),
+                      db_errmsg(w->db));
+    } while (rc > 0 && !queue_wait(w->queue, 0));
+}
+
+static void *writer_main(void *arg)
+{
+    struct writer *w = arg;
+    int64_t last_commit = clock_mono_ns(), last_maint = 0;
+
+    pthread_setname_np(pthread_self(), "perflog-write");
+    for (;;) {
+        int64_t commit_ms, now, rc;
+        int failing, stop;
+
+        pthread_mutex_lock(&w->lock);
+        commit_ms = w->settings.commit_interval_ms;
+        failing = w->stats.failing;
+        stop = w->stop;
+        pthread_mutex_unlock(&w->lock);
+        if (stop)
+            break;
+        if (failing) {
+            /* Probe with one tick; on success write the rest at once. */
+            rc = write_batch(w, 1, RETRY_INTERVAL_MS);
+            if (rc < 0 && writer_pause(w, RETRY_INTERVAL_MS))
+                break;
+            continue;
+        }
+        if (!queue_wait(w->queue, 1000)) {
+            now = clock_mono_ns();
+            if (now - last_maint >= MAINT_PERIOD_MS * 1000000LL) {
+                run_maintenance(w);
+                last_maint = clock_mono_ns();
+            }
+            continue;
+        }
+        /* Gather ticks for up to commit_interval_ms since the last commit. */
+        now = clock_mono_ns();
+        if (now - last_commit < commit_ms * 1000000LL &&
+            writer_pause(w, (commit_ms * 1000000LL - (now - last_commit)) / 1000000LL))
+            break;
+        rc = write_batch(w, WRITER_BATCH_MAX, 0);
+        last_commit = clock_mono_ns();
+        if (rc > 0 && last_commit - last_maint >= MAINT_PERIOD_MS * 1000000LL) {
+            run_maintenance(w);
+            last_maint = clock_mono_ns();
+        }
+    }
+    return NULL;
+}
+
+struct writer *writer_start(struct db *db, struct tick_queue *q, const struct writer_settings *s,
+                            char *err, size_t errlen)
+{
+    struct writer *w = calloc(1, sizeof(*w));
+    pthread_condattr_t ca;
+    int rc;
+
+    if (!w) {
+        snprintf(err, errlen, "writer: out of memory");
+        return NULL;
+    }
+    w->db = db;
+    w->queue = q;
+    w->settings = *s;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    rc = pthread_create(&w->thread, NULL, writer_main, w);
+    if (rc != 0) {
+        snprintf(err, errlen, "writer: cannot start thread: %s", strerror(rc));
+        pthread_cond_destroy(&w->wake);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void writer_reconfigure(struct writer *w, const struct writer_settings *s)
+{
+    pthread_mutex_lock(&w->lock);
+    w->settings = *s;
+    pthread_mutex_unlock(&w->lock);
+}
+
+void writer_get_stats(struct writer *w, struct writer_stats *out)
+{
+    pthread_mutex_lock(&w->lock);
+    *out = w->stats;
+    pthread_mutex_unlock(&w->lock);
+}
+
+uint64_t writer_stop(struct writer *w, int64_t flush_timeout_ms)
+{
+    struct queue_stats qs;
+    int64_t deadline;
+
+    if (!w)
+        return 0;
+    pthread_mutex_lock(&w->lock);
+    w->stop = 1;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    queue_close(w->queue);
+    pthread_join(w->thread, NULL);
+    /* Flush on this thread: the writer thread is gone, the connection is ours now. */
+    deadline = clock_mono_ns() + flush_timeout_ms * 1000000LL;
+    for (;;) {
+        int64_t rc = write_batch(w, WRITER_BATCH_MAX, 0);
+        if (rc == 0)
+            break;
+        if (rc < 0) {
+            if (clock_mono_ns() >= deadline)
+                break;
+            struct timespec ts = {0, 200000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    queue_get_stats(w->queue, &qs);
+    if (qs.queued)
+        log_error("database %s: %zu tick(s) could not be written before exit", db_path(w->db),
+                  qs.queued);
+    db_close(w->db);
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+    return qs.queued;
+}

@@ -1,0 +1,42 @@
+/*
+ * writer.h - the thread that owns the database connection: it writes queued ticks, holds them when
+ * the database cannot take them (full disk, locked file) and retries, and runs roll-ups and
+ * retention between writes.
+ */
+#ifndef PERFLOG_WRITER_H
+#define PERFLOG_WRITER_H
+
+#include "db.h"
+#include "queue.h"
+
+#include <stdint.h>
+
+struct writer_settings {
+    int64_t commit_interval_ms; /* gather ticks this long before one commit; 0: commit each tick */
+    struct db_retention retention;
+};
+
+struct writer_stats {
+    uint64_t written;        /* ticks committed since start */
+    uint64_t write_failures; /* failed write attempts */
+    int failing;             /* 1 while the database refuses writes */
+    int last_error;          /* negative errno of the last failure, 0 if none */
+    int64_t last_commit_wall_ms;
+};
+
+struct writer;
+
+/* Start the writer; it takes ownership of `db` and closes it when stopped. */
+struct writer *writer_start(struct db *db, struct tick_queue *q, const struct writer_settings *s,
+                            char *err, size_t errlen);
+void writer_reconfigure(struct writer *w, const struct writer_settings *s); /* thread-safe */
+void writer_get_stats(struct writer *w, struct writer_stats *out);          /* thread-safe */
+
+/*
+ * Stop: write what is still queued (trying for up to `flush_timeout_ms` if the database refuses),
+ * close the database and free the writer. Returns the number of ticks that could not be written.
+ * The sampler must be stopped first. Accepts NULL.
+ */
+uint64_t writer_stop(struct writer *w, int64_t flush_timeout_ms);
+
+#endif

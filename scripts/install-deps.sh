@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Install the Debian packages perflog builds and tests with (root, or sudo).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends $(cat packaging/build-deps.txt)

@@ -1,0 +1,641 @@
+/*
+ * db.c - the SQLite counter log: open and migrate, write ticks, roll up and prune; see db.h.
+ */
+#include "db.h"
+
+#include "log.h"
+#include "sbuf.h"
+#include "schema.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MINUTE_MS        60000LL
+#define HOUR_MS          3600000LL
+#define DAY_MS           86400000LL
+#define MAINT_TICK_BATCH 3600 /* ticks rolled up or pruned per db_maintain step */
+
+/* Instance name -> id, per object, so a tick costs no lookups once its instances are known. */
+struct inst_entry {
+    char *name;
+    int64_t id;
+};
+
+struct inst_map {
+    struct inst_entry *slots;
+    size_t nslots, n;
+};
+
+struct db {
+    sqlite3 *conn;
+    char *path;
+    sqlite3_stmt *ins_tick;
+    sqlite3_stmt *ins_row[OBJ_COUNT];
+    sqlite3_stmt *get_inst;
+    sqlite3_stmt *add_inst;
+    sqlite3_stmt *rollup_1m[OBJ_COUNT];
+    sqlite3_stmt *rollup_1h[OBJ_COUNT];
+    struct inst_map inst[OBJ_COUNT];
+};
+
+/*
+ * Migrations from older schema versions: entry i upgrades version i+1 to i+2 and runs in the same
+ * transaction as the version bump. Version 1 is the first released schema, so there are none yet;
+ * tests/unit/test_db.c opens a version-1 database from tests/fixtures/db/ to prove the path.
+ */
+static const char *const migrations[DB_SCHEMA_VERSION - 1 > 0 ? DB_SCHEMA_VERSION - 1 : 1] = {
+    NULL};
+
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static void inst_map_clear(struct inst_map *m)
+{
+    for (size_t i = 0; i < m->nslots; i++)
+        free(m->slots[i].name);
+    free(m->slots);
+    m->slots = NULL;
+    m->nslots = m->n = 0;
+}
+
+static int64_t inst_map_get(const struct inst_map *m, const char *name)
+{
+    if (!m->nslots)
+        return -1;
+    for (size_t i = name_hash(name) & (m->nslots - 1);; i = (i + 1) & (m->nslots - 1)) {
+        if (!m->slots[i].name)
+            return -1;
+        if (strcmp(m->slots[i].name, name) == 0)
+            return m->slots[i].id;
+    }
+}
+
+static int inst_map_put(struct inst_map *m, const char *name, int64_t id)
+{
+    if ((m->n + 1) * 2 > m->nslots) {
+        struct inst_map bigger = {0};
+        bigger.nslots = m->nslots ? m->nslots * 2 : 64;
+        bigger.slots = calloc(bigger.nslots, sizeof(*bigger.slots));
+        if (!bigger.slots)
+            return -ENOMEM;
+        for (size_t i = 0; i < m->nslots; i++) {
+            if (!m->slots[i].name)
+                continue;
+            size_t j = name_hash(m->slots[i].name) & (bigger.nslots - 1);
+            while (bigger.slots[j].name)
+                j = (j + 1) & (bigger.nslots - 1);
+            bigger.slots[j] = m->slots[i];
+            bigger.n++;
+        }
+        free(m->slots);
+        *m = bigger;
+    }
+    size_t j = name_hash(name) & (m->nslots - 1);
+    while (m->slots[j].name)
+        j = (j + 1) & (m->nslots - 1);
+    m->slots[j].name = strdup(name);
+    if (!m->slots[j].name)
+        return -ENOMEM;
+    m->slots[j].id = id;
+    m->n++;
+    return 0;
+}
+
+static int errno_of(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_FULL:
+        return -ENOSPC;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return -EBUSY;
+    case SQLITE_NOMEM:
+        return -ENOMEM;
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+        return -EACCES;
+    default:
+        return -EIO;
+    }
+}
+
+static int exec(struct db *d, const char *sql)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(d->conn, sql, NULL, NULL, &msg);
+
+    if (rc != SQLITE_OK) {
+        log_debug("sqlite: %s", msg ? msg : sqlite3_errstr(rc));
+        sqlite3_free(msg);
+        return errno_of(rc);
+    }
+    return 0;
+}
+
+static void rollback(struct db *d)
+{
+    if (!sqlite3_get_autocommit(d->conn))
+        sqlite3_exec(d->conn, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int prepare(struct db *d, const char *sql, sqlite3_stmt **out)
+{
+    int rc = sqlite3_prepare_v3(d->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
+    return rc == SQLITE_OK ? 0 : errno_of(rc);
+}
+
+static int64_t meta_get_int(struct db *d, const char *key, int64_t dflt)
+{
+    sqlite3_stmt *st;
+    int64_t v = dflt;
+
+    if (sqlite3_prepare_v2(d->conn, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return dflt;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static int meta_set(struct db *d, const char *key, int64_t ival, const char *sval)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    rc = sqlite3_prepare_v2(d->conn, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", -1,
+                            &st, NULL);
+    if (rc != SQLITE_OK)
+        return errno_of(rc);
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (sval)
+        sqlite3_bind_text(st, 2, sval, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_int64(st, 2, ival);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : errno_of(rc);
+}
+
+static int64_t query_int(struct db *d, const char *sql, int64_t a, int64_t b, int64_t dflt)
+{
+    sqlite3_stmt *st;
+    int64_t v = dflt;
+
+    if (sqlite3_prepare_v2(d->conn, sql, -1, &st, NULL) != SQLITE_OK)
+        return dflt;
+    if (sqlite3_bind_parameter_count(st) >= 1)
+        sqlite3_bind_int64(st, 1, a);
+    if (sqlite3_bind_parameter_count(st) >= 2)
+        sqlite3_bind_int64(st, 2, b);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Bring the schema to DB_SCHEMA_VERSION and refresh what is derived from the counter table. */
+static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
+{
+    struct sbuf b = {0};
+    int64_t version;
+    int rc;
+
+    version = query_int(d, "PRAGMA user_version", 0, 0, -1);
+    if (version < 0) {
+        snprintf(err, errlen, "%s: not a readable SQLite database: %s", d->path,
+                 sqlite3_errmsg(d->conn));
+        return -EIO;
+    }
+    if (version > DB_SCHEMA_VERSION) {
+        snprintf(err, errlen,
+                 "%s: schema version %lld is newer than this perflogd understands (%d); use a "
+                 "newer perflogd",
+                 d->path, (long long)version, DB_SCHEMA_VERSION);
+        return -EPROTO;
+    }
+    rc = exec(d, "BEGIN IMMEDIATE");
+    if (rc < 0)
+        goto fail;
+    for (int64_t v = version ? version : DB_SCHEMA_VERSION; v < DB_SCHEMA_VERSION; v++) {
+        log_info("%s: upgrading schema from version %lld to %lld", d->path, (long long)v,
+                 (long long)v + 1);
+        rc = exec(d, migrations[v - 1]);
+        if (rc < 0)
+            goto fail;
+    }
+    schema_tables(&b);
+    schema_counters_rows(&b);
+    if (schema_views(&b) < 0 || !sbuf_ok(&b)) {
+        rc = -ENOMEM;
+        goto fail;
+    }
+    rc = exec(d, b.s);
+    if (rc < 0)
+        goto fail;
+    sbuf_free(&b);
+    sbuf_printf(&b,
+                "PRAGMA user_version = %d;\n"
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('created_utc', "
+                "strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', 'now'));",
+                DB_SCHEMA_VERSION);
+    if (!sbuf_ok(&b)) {
+        rc = -ENOMEM;
+        goto fail;
+    }
+    rc = exec(d, b.s);
+    if (rc < 0)
+        goto fail;
+    rc = meta_set(d, "host", 0, host);
+    if (rc < 0)
+        goto fail;
+    rc = exec(d, "COMMIT");
+    if (rc < 0)
+        goto fail;
+    sbuf_free(&b);
+    return 0;
+fail:
+    snprintf(err, errlen, "%s: cannot create or upgrade the schema: %s", d->path,
+             sqlite3_errmsg(d->conn));
+    rollback(d);
+    sbuf_free(&b);
+    return rc < 0 ? rc : -EIO;
+}
+
+static int prepare_all(struct db *d)
+{
+    struct sbuf b = {0};
+    int rc;
+
+    rc = prepare(d, "INSERT INTO ticks (t_ms, interval_ms, missed) VALUES (?, ?, ?)", &d->ins_tick);
+    if (rc < 0)
+        return rc;
+    rc = prepare(d, "SELECT id FROM instances WHERE object = ? AND name = ?", &d->get_inst);
+    if (rc < 0)
+        return rc;
+    rc = prepare(d, "INSERT INTO instances (object, name, first_tick) VALUES (?, ?, ?)",
+                 &d->add_inst);
+    if (rc < 0)
+        return rc;
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+
+        sbuf_printf(&b, "INSERT INTO %s VALUES (?, ?", od->table);
+        for (size_t f = 0; f < od->nfields; f++)
+            sbuf_printf(&b, ", ?");
+        sbuf_printf(&b, ")");
+        if (!sbuf_ok(&b))
+            return -ENOMEM;
+        rc = prepare(d, b.s, &d->ins_row[o]);
+        sbuf_free(&b);
+        if (rc < 0)
+            return rc;
+        if (schema_rollup_minute(&b, o) < 0)
+            return -ENOMEM;
+        rc = prepare(d, b.s, &d->rollup_1m[o]);
+        sbuf_free(&b);
+        if (rc < 0)
+            return rc;
+        if (schema_rollup_hour(&b, o) < 0)
+            return -ENOMEM;
+        rc = prepare(d, b.s, &d->rollup_1h[o]);
+        sbuf_free(&b);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int db_open(const char *path, const char *host, struct db **out, char *err, size_t errlen)
+{
+    struct db *d = calloc(1, sizeof(*d));
+    int rc;
+
+    if (!d || !(d->path = strdup(path))) {
+        free(d);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -ENOMEM;
+    }
+    rc = sqlite3_open_v2(path, &d->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open database: %s", path,
+                 d->conn ? sqlite3_errmsg(d->conn) : sqlite3_errstr(rc));
+        rc = errno_of(rc);
+        goto fail;
+    }
+    sqlite3_extended_result_codes(d->conn, 1);
+    /* A short busy wait: the writer retries on its own schedule, it must not hang on a lock. */
+    sqlite3_busy_timeout(d->conn, 200);
+    /* page_size only takes effect on a new file; 4096 is the measured best for WAL commits. */
+    rc = exec(d, "PRAGMA page_size = 4096");
+    if (rc == 0)
+        rc = exec(d, "PRAGMA journal_mode = WAL");
+    if (rc == 0)
+        rc = exec(d, "PRAGMA synchronous = NORMAL");
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: cannot open database: %s", path, sqlite3_errmsg(d->conn));
+        goto fail;
+    }
+    rc = db_migrate(d, host, err, errlen);
+    if (rc < 0)
+        goto fail;
+    rc = prepare_all(d);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: cannot prepare statements: %s", path, sqlite3_errmsg(d->conn));
+        goto fail;
+    }
+    *out = d;
+    return 0;
+fail:
+    db_close(d);
+    return rc < 0 ? rc : -EIO;
+}
+
+void db_close(struct db *d)
+{
+    if (!d)
+        return;
+    sqlite3_finalize(d->ins_tick);
+    sqlite3_finalize(d->get_inst);
+    sqlite3_finalize(d->add_inst);
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        sqlite3_finalize(d->ins_row[o]);
+        sqlite3_finalize(d->rollup_1m[o]);
+        sqlite3_finalize(d->rollup_1h[o]);
+        inst_map_clear(&d->inst[o]);
+    }
+    if (d->conn)
+        sqlite3_close_v2(d->conn);
+    free(d->path);
+    free(d);
+}
+
+const char *db_errmsg(struct db *d)
+{
+    return sqlite3_errmsg(d->conn);
+}
+
+const char *db_path(struct db *d)
+{
+    return d->path;
+}
+
+static int step_done(sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : errno_of(rc);
+}
+
+/* The id of instance `name` of object `o`, created on first sight. */
+static int instance_id(struct db *d, int o, const char *name, int64_t tick_id, int64_t *id)
+{
+    const char *obj = counter_objects[o].name;
+    int rc;
+
+    *id = inst_map_get(&d->inst[o], name);
+    if (*id >= 0)
+        return 0;
+    sqlite3_bind_text(d->get_inst, 1, obj, -1, SQLITE_STATIC);
+    sqlite3_bind_text(d->get_inst, 2, name, -1, SQLITE_STATIC);
+    rc = sqlite3_step(d->get_inst);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(d->get_inst, 0);
+    sqlite3_reset(d->get_inst);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return errno_of(rc);
+    if (rc == SQLITE_DONE) {
+        sqlite3_bind_text(d->add_inst, 1, obj, -1, SQLITE_STATIC);
+        sqlite3_bind_text(d->add_inst, 2, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(d->add_inst, 3, tick_id);
+        rc = step_done(d->add_inst);
+        if (rc < 0)
+            return rc;
+        *id = sqlite3_last_insert_rowid(d->conn);
+    }
+    return inst_map_put(&d->inst[o], name, *id);
+}
+
+static int write_tick(struct db *d, const struct tick *t)
+{
+    int64_t tick_id;
+    int rc;
+
+    sqlite3_bind_int64(d->ins_tick, 1, t->wall_ms);
+    if (t->interval_ms > 0)
+        sqlite3_bind_int64(d->ins_tick, 2, t->interval_ms);
+    else
+        sqlite3_bind_null(d->ins_tick, 2);
+    sqlite3_bind_int64(d->ins_tick, 3, t->missed);
+    rc = step_done(d->ins_tick);
+    if (rc < 0)
+        return rc;
+    tick_id = sqlite3_last_insert_rowid(d->conn);
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+        sqlite3_stmt *st = d->ins_row[o];
+
+        for (size_t r = 0; r < t->obj[o].n; r++) {
+            const struct tick_row *row = &t->obj[o].rows[r];
+            int64_t inst;
+
+            rc = instance_id(d, o, row->name, tick_id, &inst);
+            if (rc < 0)
+                return rc;
+            sqlite3_bind_int64(st, 1, tick_id);
+            sqlite3_bind_int64(st, 2, inst);
+            for (size_t f = 0; f < od->nfields; f++) {
+                if (row->null_mask & (1ull << f))
+                    sqlite3_bind_null(st, (int)f + 3);
+                else
+                    sqlite3_bind_int64(st, (int)f + 3, row->v[f]);
+            }
+            rc = step_done(st);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
+{
+    int rc = exec(d, "BEGIN IMMEDIATE");
+
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = write_tick(d, ticks[i]);
+    if (rc == 0)
+        rc = exec(d, "COMMIT");
+    if (rc < 0) {
+        rollback(d);
+        /* Instances created in the failed transaction are gone: forget the cached ids. */
+        for (int o = 0; o < OBJ_COUNT; o++)
+            inst_map_clear(&d->inst[o]);
+    }
+    return rc;
+}
+
+/*
+ * Roll up ticks of completed minutes, at most MAINT_TICK_BATCH of them. Once every tick before the
+ * current minute is rolled up, the minute tier is complete up to it ("rollup_1m_until_ms"), which
+ * is what lets the hour tier proceed. Returns 1 if more remain.
+ */
+static int maintain_minutes(struct db *d, int64_t now_ms)
+{
+    int64_t last = meta_get_int(d, "rollup_1m_tick", 0);
+    int64_t minute_start = now_ms / MINUTE_MS * MINUTE_MS;
+    int64_t upto, left;
+    int rc = 0;
+
+    upto = query_int(d,
+                     "SELECT max(id) FROM ticks WHERE id > ?1 AND id <= ?1 + 3600 AND t_ms < ?2",
+                     last, minute_start, last);
+    for (int o = 0; rc == 0 && upto > last && o < OBJ_COUNT; o++) {
+        sqlite3_bind_int64(d->rollup_1m[o], 1, last);
+        sqlite3_bind_int64(d->rollup_1m[o], 2, upto);
+        rc = step_done(d->rollup_1m[o]);
+    }
+    if (rc == 0 && upto > last)
+        rc = meta_set(d, "rollup_1m_tick", upto, NULL);
+    left = query_int(d, "SELECT count(*) FROM (SELECT 1 FROM ticks WHERE id > ?1 AND t_ms < ?2 LIMIT 1)",
+                     upto, minute_start, 0);
+    if (rc == 0 && !left)
+        rc = meta_set(d, "rollup_1m_until_ms", minute_start, NULL);
+    if (rc < 0)
+        return rc;
+    return left > 0;
+}
+
+/* Roll up completed hours from the minute tier, at most a day of them. Returns 1 if more remain. */
+static int maintain_hours(struct db *d, int64_t now_ms)
+{
+    int64_t until = meta_get_int(d, "rollup_1m_until_ms", 0) / HOUR_MS * HOUR_MS;
+    int64_t next = meta_get_int(d, "rollup_1h_next_ms", -1);
+    int64_t end;
+    int rc = 0;
+
+    (void)now_ms; /* the minute tier's watermark already says how far time has gone */
+    if (next < 0) {
+        next = query_int(d, "SELECT min(bucket_ms) FROM obj_memory_1m", 0, 0, -1);
+        if (next < 0)
+            return 0;
+        next = next / HOUR_MS * HOUR_MS;
+    }
+    if (next >= until)
+        return 0;
+    end = next + 24 * HOUR_MS < until ? next + 24 * HOUR_MS : until;
+    for (int o = 0; rc == 0 && o < OBJ_COUNT; o++) {
+        sqlite3_bind_int64(d->rollup_1h[o], 1, next);
+        sqlite3_bind_int64(d->rollup_1h[o], 2, end);
+        rc = step_done(d->rollup_1h[o]);
+    }
+    if (rc == 0)
+        rc = meta_set(d, "rollup_1h_next_ms", end, NULL);
+    if (rc < 0)
+        return rc;
+    return end < until;
+}
+
+/* Delete the oldest rows past their retention, a bounded batch per call. Returns 1 if more remain. */
+static int maintain_retention(struct db *d, int64_t now_ms, const struct db_retention *r)
+{
+    struct sbuf b = {0};
+    int64_t rolled = meta_get_int(d, "rollup_1m_tick", 0);
+    int64_t first = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
+    int64_t cutoff = now_ms - (int64_t)r->raw_days * DAY_MS;
+    int64_t upto, mcut, hcut, more = 0;
+    int rc;
+
+    /* Raw ticks: only those already rolled up, so no minute loses its summary. */
+    upto = query_int(d, "SELECT max(id) FROM ticks WHERE id >= ?1 AND id < ?1 + 3600 AND t_ms < ?2",
+                     first, cutoff, 0);
+    if (upto > rolled)
+        upto = rolled;
+    if (upto >= first && upto > 0) {
+        for (int o = 0; o < OBJ_COUNT; o++)
+            sbuf_printf(&b, "DELETE FROM %s WHERE tick <= %lld;\n", counter_objects[o].table,
+                        (long long)upto);
+        sbuf_printf(&b, "DELETE FROM ticks WHERE id <= %lld;\n", (long long)upto);
+        more = upto - first + 1 >= MAINT_TICK_BATCH;
+    }
+    /* Roll-up tiers: a day of buckets per call at most. */
+    mcut = now_ms - (int64_t)r->minute_days * DAY_MS;
+    hcut = now_ms - (int64_t)r->hour_days * DAY_MS;
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const char *t = counter_objects[o].table;
+        sbuf_printf(&b,
+                    "DELETE FROM %s_1m WHERE bucket_ms < min(%lld, (SELECT min(bucket_ms) FROM "
+                    "%s_1m) + %lld);\n",
+                    t, (long long)mcut, t, (long long)DAY_MS);
+        sbuf_printf(&b,
+                    "DELETE FROM %s_1h WHERE bucket_ms < min(%lld, (SELECT min(bucket_ms) FROM "
+                    "%s_1h) + %lld);\n",
+                    t, (long long)hcut, t, (long long)(30 * DAY_MS));
+    }
+    if (!sbuf_ok(&b)) {
+        sbuf_free(&b);
+        return -ENOMEM;
+    }
+    rc = exec(d, b.s);
+    sbuf_free(&b);
+    if (rc < 0)
+        return rc;
+    if (query_int(d, "SELECT count(*) FROM obj_memory_1m WHERE bucket_ms < ?", mcut, 0, 0) > 0 ||
+        query_int(d, "SELECT count(*) FROM obj_memory_1h WHERE bucket_ms < ?", hcut, 0, 0) > 0)
+        more = 1;
+    return (int)more;
+}
+
+int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r)
+{
+    int (*steps[])(struct db *, int64_t) = {maintain_minutes, maintain_hours};
+    int more = 0, rc;
+
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        rc = exec(d, "BEGIN IMMEDIATE");
+        if (rc == 0)
+            rc = steps[i](d, now_ms);
+        if (rc >= 0) {
+            more |= rc;
+            rc = exec(d, "COMMIT");
+        }
+        if (rc < 0) {
+            rollback(d);
+            return rc;
+        }
+    }
+    rc = exec(d, "BEGIN IMMEDIATE");
+    if (rc == 0)
+        rc = maintain_retention(d, now_ms, r);
+    if (rc >= 0) {
+        more |= rc;
+        rc = exec(d, "COMMIT");
+    }
+    if (rc < 0) {
+        rollback(d);
+        return rc;
+    }
+    return more;
+}
+
+char *db_schema_sql(void)
+{
+    struct sbuf b = {0};
+
+    schema_tables(&b);
+    if (schema_views(&b) < 0) {
+        sbuf_free(&b);
+        return NULL;
+    }
+    return sbuf_take(&b);
+}

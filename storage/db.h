@@ -1,0 +1,58 @@
+/*
+ * db.h - the SQLite counter log: schema, tick writes, roll-ups and retention.
+ *
+ * Layout (docs/schema.md has the full description): one `ticks` row per tick holds its real UTC
+ * time and real interval; one WITHOUT ROWID table per object holds a row per (tick, instance) with
+ * the raw fields as integers (cumulative fields as per-tick deltas, gauges as read). Roll-up tables
+ * per object hold min/avg/max of every counter per minute and per hour. The views counter_values
+ * and counter_rollups render it all as plain (path, value) rows for the stock sqlite3 shell.
+ *
+ * A struct db is used by one thread at a time (the writer); readers open their own connections.
+ */
+#ifndef PERFLOG_DB_H
+#define PERFLOG_DB_H
+
+#include "sample.h"
+
+#include <stdint.h>
+
+#define DB_SCHEMA_VERSION 1
+
+struct db;
+
+struct db_retention {
+    int raw_days;    /* per-tick data */
+    int minute_days; /* per-minute roll-ups */
+    int hour_days;   /* per-hour roll-ups */
+};
+
+/*
+ * Open (creating or upgrading) the database at `path`. `host` is recorded in the meta table.
+ * Returns 0 and sets *out, or a negative errno with a message in err (a database from a newer
+ * schema version gives -EPROTO).
+ */
+int db_open(const char *path, const char *host, struct db **out, char *err, size_t errlen);
+void db_close(struct db *d); /* accepts NULL */
+
+/*
+ * Write ticks[0..n) in one transaction. Returns 0, or -ENOSPC (disk or quota full), -EBUSY
+ * (database locked by another process), -EIO (other errors; db_errmsg tells). On error nothing of
+ * the batch is stored and the connection is ready for a retry.
+ */
+int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n);
+
+/*
+ * Do a bounded step of background work: roll up completed minutes and hours, then prune data
+ * older than the retention. Each call does at most a few thousand rows of work so it never holds
+ * the writer for long. `now_ms` is the current UTC time. Returns 1 when work remains, 0 when done,
+ * negative errno on error (nothing half-done stays: each step is its own transaction).
+ */
+int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r);
+
+const char *db_errmsg(struct db *d);
+const char *db_path(struct db *d);
+
+/* Render the SQL schema (tables, then views) into a malloc'd string; for docs and tests. */
+char *db_schema_sql(void);
+
+#endif

@@ -1,0 +1,258 @@
+/*
+ * schema.c - the SQL text of the counter log, generated from the counter table so that the
+ * tables, the roll-ups and the views can never disagree with what the collectors produce.
+ * docs/schema.md describes the result; `perflogd --print-schema` prints it.
+ */
+#include "schema.h"
+
+#include "counters.h"
+
+#include <stdio.h>
+
+/* Column name of counter k of an object in the roll-up tables. Counters are only ever appended
+ * to an object's table in counters.c, so an index names the same counter forever. */
+#define RC "c%zu"
+
+static void object_table(struct sbuf *b, const struct object_def *o)
+{
+    sbuf_printf(b, "CREATE TABLE IF NOT EXISTS %s (\n  tick INTEGER NOT NULL,\n  inst INTEGER NOT NULL",
+                o->table);
+    for (size_t f = 0; f < o->nfields; f++)
+        sbuf_printf(b, ",\n  %s INTEGER", o->fields[f].column);
+    sbuf_printf(b, ",\n  PRIMARY KEY (tick, inst)\n) WITHOUT ROWID;\n");
+}
+
+static void rollup_table(struct sbuf *b, const struct object_def *o, const char *suffix)
+{
+    sbuf_printf(b,
+                "CREATE TABLE IF NOT EXISTS %s_%s (\n  bucket_ms INTEGER NOT NULL,\n"
+                "  inst INTEGER NOT NULL,\n  n INTEGER NOT NULL",
+                o->table, suffix);
+    for (size_t k = 0; k < o->ncounters; k++)
+        sbuf_printf(b, ",\n  " RC "_min REAL, " RC "_avg REAL, " RC "_max REAL", k, k, k);
+    sbuf_printf(b, ",\n  PRIMARY KEY (bucket_ms, inst)\n) WITHOUT ROWID;\n");
+}
+
+void schema_tables(struct sbuf *b)
+{
+    sbuf_printf(b,
+                "CREATE TABLE IF NOT EXISTS meta (\n  key TEXT PRIMARY KEY,\n  value\n) WITHOUT ROWID;\n"
+                "CREATE TABLE IF NOT EXISTS ticks (\n"
+                "  id INTEGER PRIMARY KEY,\n"
+                "  t_ms INTEGER NOT NULL,\n"
+                "  interval_ms INTEGER,\n"
+                "  missed INTEGER NOT NULL DEFAULT 0\n);\n"
+                "CREATE INDEX IF NOT EXISTS ticks_t_ms ON ticks (t_ms);\n"
+                "CREATE TABLE IF NOT EXISTS instances (\n"
+                "  id INTEGER PRIMARY KEY,\n"
+                "  object TEXT NOT NULL,\n"
+                "  name TEXT NOT NULL,\n"
+                "  first_tick INTEGER,\n"
+                "  UNIQUE (object, name)\n);\n"
+                "CREATE TABLE IF NOT EXISTS counters (\n"
+                "  object TEXT NOT NULL,\n"
+                "  counter TEXT NOT NULL,\n"
+                "  unit TEXT NOT NULL,\n"
+                "  kind TEXT NOT NULL,\n"
+                "  rollup_column TEXT NOT NULL,\n"
+                "  PRIMARY KEY (object, counter)\n) WITHOUT ROWID;\n"
+                "CREATE TABLE IF NOT EXISTS runs (\n"
+                "  id INTEGER PRIMARY KEY,\n"
+                "  label TEXT,\n"
+                "  command TEXT,\n"
+                "  host TEXT,\n"
+                "  pid INTEGER,\n"
+                "  status TEXT,\n"
+                "  start_ms INTEGER NOT NULL,\n"
+                "  end_ms INTEGER,\n"
+                "  settled_ms INTEGER,\n"
+                "  exit_code INTEGER,\n"
+                "  payload_bytes INTEGER,\n"
+                "  files INTEGER,\n"
+                "  tool_output TEXT,\n"
+                "  report_json TEXT\n);\n");
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        object_table(b, &counter_objects[o]);
+        rollup_table(b, &counter_objects[o], "1m");
+        rollup_table(b, &counter_objects[o], "1h");
+    }
+}
+
+void schema_counters_rows(struct sbuf *b)
+{
+    sbuf_printf(b, "DELETE FROM counters;\n");
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+        for (size_t k = 0; k < od->ncounters; k++) {
+            const struct counter_def *c = &od->counters[k];
+            sbuf_printf(b, "INSERT INTO counters VALUES (");
+            sbuf_sql_quote(b, od->name);
+            sbuf_printf(b, ", ");
+            sbuf_sql_quote(b, c->name);
+            sbuf_printf(b, ", ");
+            sbuf_sql_quote(b, c->unit);
+            sbuf_printf(b, ", ");
+            sbuf_sql_quote(b, c->kind);
+            sbuf_printf(b, ", '" RC "');\n", k);
+        }
+    }
+}
+
+static int counter_expr(struct sbuf *b, const struct object_def *od, const struct counter_def *c)
+{
+    char expr[4096];
+
+    if (counter_sql(od, c, "o", "t.interval_ms", expr, sizeof(expr)) < 0)
+        return -1;
+    sbuf_printf(b, "%s", expr);
+    return 0;
+}
+
+/* The path of a counter as an SQL expression over i.name. */
+static void path_expr(struct sbuf *b, const struct object_def *od, const struct counter_def *c)
+{
+    char lit[256];
+
+    if (od->single) {
+        snprintf(lit, sizeof(lit), "\\%s\\%s", od->name, c->name);
+        sbuf_sql_quote(b, lit);
+        return;
+    }
+    snprintf(lit, sizeof(lit), "\\%s(", od->name);
+    sbuf_sql_quote(b, lit);
+    sbuf_printf(b, " || i.name || ");
+    snprintf(lit, sizeof(lit), ")\\%s", c->name);
+    sbuf_sql_quote(b, lit);
+}
+
+int schema_views(struct sbuf *b)
+{
+    int first = 1;
+
+    sbuf_printf(b, "DROP VIEW IF EXISTS counter_values;\nDROP VIEW IF EXISTS counter_rollups;\n");
+    sbuf_printf(b, "CREATE VIEW counter_values (t_ms, time_utc, interval_ms, path, object, instance, "
+                   "counter, value) AS\n");
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+        for (size_t k = 0; k < od->ncounters; k++) {
+            const struct counter_def *c = &od->counters[k];
+            sbuf_printf(b, "%sSELECT t.t_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', t.t_ms / 1000.0, "
+                           "'unixepoch'), t.interval_ms, ",
+                        first ? "" : "UNION ALL\n");
+            path_expr(b, od, c);
+            sbuf_printf(b, ", ");
+            sbuf_sql_quote(b, od->name);
+            sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
+            sbuf_sql_quote(b, c->name);
+            sbuf_printf(b, ", ");
+            if (counter_expr(b, od, c) < 0)
+                return -1;
+            sbuf_printf(b, "\n  FROM %s o JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = "
+                           "o.inst\n",
+                        od->table);
+            first = 0;
+        }
+    }
+    sbuf_printf(b, ";\n");
+
+    first = 1;
+    sbuf_printf(b, "CREATE VIEW counter_rollups (tier, bucket_ms, time_utc, path, object, instance, "
+                   "counter, n, min, avg, max) AS\n");
+    for (int tier = 0; tier < 2; tier++) {
+        const char *suffix = tier ? "1h" : "1m";
+        for (int o = 0; o < OBJ_COUNT; o++) {
+            const struct object_def *od = &counter_objects[o];
+            for (size_t k = 0; k < od->ncounters; k++) {
+                const struct counter_def *c = &od->counters[k];
+                sbuf_printf(b,
+                            "%sSELECT '%s', r.bucket_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', "
+                            "r.bucket_ms / 1000.0, 'unixepoch'), ",
+                            first ? "" : "UNION ALL\n", suffix);
+                path_expr(b, od, c);
+                sbuf_printf(b, ", ");
+                sbuf_sql_quote(b, od->name);
+                sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
+                sbuf_sql_quote(b, c->name);
+                sbuf_printf(b,
+                            ", r.n, r." RC "_min, r." RC "_avg, r." RC "_max\n  FROM %s_%s r JOIN "
+                            "instances i ON i.id = r.inst\n",
+                            k, k, k, od->table, suffix);
+                first = 0;
+            }
+        }
+    }
+    sbuf_printf(b, ";\n");
+    return sbuf_ok(b) ? 0 : -1;
+}
+
+/* Merge rule for a row that already exists: counts add, min/max combine, averages are weighted by
+ * the row counts. A bucket is normally written once; it is merged only when ticks for it arrive
+ * after it was rolled up (held ticks written late, a wall clock stepped back). */
+static void merge_clause(struct sbuf *b, const struct object_def *od)
+{
+    sbuf_printf(b, "ON CONFLICT (bucket_ms, inst) DO UPDATE SET n = n + excluded.n");
+    for (size_t k = 0; k < od->ncounters; k++) {
+        sbuf_printf(b,
+                    ",\n  " RC "_min = coalesce(min(" RC "_min, excluded." RC "_min), " RC
+                    "_min, excluded." RC "_min)",
+                    k, k, k, k, k);
+        sbuf_printf(b,
+                    ",\n  " RC "_max = coalesce(max(" RC "_max, excluded." RC "_max), " RC
+                    "_max, excluded." RC "_max)",
+                    k, k, k, k, k);
+        sbuf_printf(b,
+                    ",\n  " RC "_avg = CASE WHEN " RC "_avg IS NULL THEN excluded." RC
+                    "_avg WHEN excluded." RC "_avg IS NULL THEN " RC "_avg ELSE (" RC
+                    "_avg * n + excluded." RC "_avg * excluded.n) / (n + excluded.n) END",
+                    k, k, k, k, k, k, k);
+    }
+    sbuf_printf(b, ";\n");
+}
+
+static void insert_head(struct sbuf *b, const struct object_def *od, const char *suffix)
+{
+    sbuf_printf(b, "INSERT INTO %s_%s (bucket_ms, inst, n", od->table, suffix);
+    for (size_t k = 0; k < od->ncounters; k++)
+        sbuf_printf(b, ", " RC "_min, " RC "_avg, " RC "_max", k, k, k);
+    sbuf_printf(b, ")\n");
+}
+
+int schema_rollup_minute(struct sbuf *b, int obj)
+{
+    const struct object_def *od = &counter_objects[obj];
+
+    insert_head(b, od, "1m");
+    sbuf_printf(b, "SELECT (t.t_ms / 60000) * 60000, o.inst, count(*)");
+    for (size_t k = 0; k < od->ncounters; k++) {
+        const char *agg[] = {"min", "avg", "max"};
+        for (int a = 0; a < 3; a++) {
+            sbuf_printf(b, ",\n  %s(", agg[a]);
+            if (counter_expr(b, od, &od->counters[k]) < 0)
+                return -1;
+            sbuf_printf(b, ")");
+        }
+    }
+    sbuf_printf(b,
+                "\nFROM %s o JOIN ticks t ON t.id = o.tick\nWHERE o.tick > ?1 AND o.tick <= ?2\n"
+                "GROUP BY 1, 2\n",
+                od->table);
+    merge_clause(b, od);
+    return sbuf_ok(b) ? 0 : -1;
+}
+
+int schema_rollup_hour(struct sbuf *b, int obj)
+{
+    const struct object_def *od = &counter_objects[obj];
+
+    insert_head(b, od, "1h");
+    sbuf_printf(b, "SELECT (bucket_ms / 3600000) * 3600000, inst, sum(n)");
+    for (size_t k = 0; k < od->ncounters; k++)
+        sbuf_printf(b,
+                    ",\n  min(" RC "_min), sum(" RC "_avg * n) / sum(CASE WHEN " RC
+                    "_avg IS NOT NULL THEN n END), max(" RC "_max)",
+                    k, k, k, k);
+    sbuf_printf(b, "\nFROM %s_1m WHERE bucket_ms >= ?1 AND bucket_ms < ?2\nGROUP BY 1, 2\n",
+                od->table);
+    merge_clause(b, od);
+    return sbuf_ok(b) ? 0 : -1;
+}

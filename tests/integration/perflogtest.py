@@ -1,0 +1,202 @@
+"""Shared helpers for the integration tests: start the real perflogd on a temporary database, wait for
+ticks, read the database with Python's sqlite3 module, stop it.
+
+Every test file is a plain script run by ctest. It uses `check()` to record results and ends with
+`finish()`, which prints "N passed, N failed" and exits non-zero on any failure. A test that cannot run
+(not root, a tool missing) fails with a message: it never passes silently.
+"""
+import json
+import os
+import signal
+import signal as _signal  # the Daemon.signal method shadows the module name inside the class body
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+PERFLOGD = os.environ.get("PERFLOGD", "build/perflogd")
+SOURCE_DIR = os.environ.get("PERFLOG_SOURCE_DIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+_passed = 0
+_failed = 0
+
+
+def check(cond, what):
+    """Record one check; print it either way so the log tells what was measured."""
+    global _passed, _failed
+    if cond:
+        _passed += 1
+        print(f"ok: {what}", flush=True)
+    else:
+        _failed += 1
+        print(f"FAIL: {what}", flush=True)
+    return cond
+
+
+def finish():
+    print(f"{_passed} passed, {_failed} failed", flush=True)
+    sys.exit(1 if _failed or not _passed else 0)
+
+
+def require_root():
+    if os.geteuid() != 0:
+        check(False, "this test needs root (it writes to block devices, mounts, or raises priority)")
+        finish()
+
+
+class Daemon:
+    """A perflogd process on its own temporary directory and database."""
+
+    def __init__(self, config=None, args=(), db=None, workdir=None, env=None, preload=None):
+        self.dir = workdir or tempfile.mkdtemp(prefix="perflog-it-")
+        self.db = db or os.path.join(self.dir, "perflog.db")
+        self.log_path = os.path.join(self.dir, "perflogd.log")
+        self.config_path = None
+        if config is not None:
+            self.config_path = os.path.join(self.dir, "perflogd.json")
+            with open(self.config_path, "w") as f:
+                json.dump(config, f)
+        self.args = list(args)
+        self.env = dict(os.environ)
+        if env:
+            self.env.update(env)
+        self.proc = None
+
+    def start(self, wait_ticks=1, timeout=15):
+        cmd = [PERFLOGD, "--db", self.db]
+        if self.config_path:
+            cmd += ["--config", self.config_path]
+        cmd += self.args
+        self.logf = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(cmd, stdout=self.logf, stderr=self.logf, env=self.env)
+        if wait_ticks:
+            self.wait_ticks(wait_ticks, timeout)
+        return self
+
+    def wait_ticks(self, n, timeout=15):
+        """Wait until at least n ticks are committed (counted from the start of the database)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc and self.proc.poll() is not None:
+                raise RuntimeError(f"perflogd exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                if self.tick_count() >= n:
+                    return
+            except sqlite3.Error:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"no {n} ticks within {timeout}s:\n{self.log()}")
+
+    def tick_count(self):
+        return self.query("SELECT count(*) FROM ticks")[0][0]
+
+    def query(self, sql, params=()):
+        conn = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
+        try:
+            return conn.execute(sql, params).fetchall()
+        finally:
+            conn.close()
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def stop(self, sig=_signal.SIGTERM, timeout=15):
+        """Stop the daemon; returns its exit code."""
+        if not self.proc:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.logf.close()
+        return self.proc.returncode
+
+    def kill9(self):
+        self.proc.kill()
+        self.proc.wait()
+        self.logf.close()
+
+    def log(self):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+
+def values(daemon, path, t_from_ms=None, t_to_ms=None):
+    """[(t_ms, interval_ms, value)] of one counter path from the counter_values view."""
+    sql = "SELECT t_ms, interval_ms, value FROM counter_values WHERE path = ?"
+    params = [path]
+    if t_from_ms is not None:
+        sql += " AND t_ms >= ?"
+        params.append(t_from_ms)
+    if t_to_ms is not None:
+        sql += " AND t_ms <= ?"
+        params.append(t_to_ms)
+    return daemon.query(sql + " ORDER BY t_ms", params)
+
+
+def integrate(rows):
+    """Sum of rate * interval over rows [(t_ms, interval_ms, value)]: the bytes a rate counter saw."""
+    return sum(v * iv / 1000.0 for _, iv, v in rows if v is not None and iv)
+
+
+def root_block_device(path="."):
+    """The whole-disk block device under the filesystem of `path` (default: the current directory),
+    e.g. 'vda'."""
+    st = os.stat(path)
+    major, minor = os.major(st.st_dev), os.minor(st.st_dev)
+    dev = os.path.realpath(f"/sys/dev/block/{major}:{minor}")
+    # a partition's parent directory is its disk
+    if os.path.exists(os.path.join(dev, "partition")):
+        dev = os.path.dirname(dev)
+    return os.path.basename(dev)
+
+
+def ticks(daemon, t_from_ms=None, t_to_ms=None):
+    """[(t_ms, interval_ms, missed)] of the ticks table, oldest first, optionally within [from, to]."""
+    sql = "SELECT t_ms, interval_ms, missed FROM ticks WHERE 1"
+    params = []
+    if t_from_ms is not None:
+        sql += " AND t_ms >= ?"
+        params.append(t_from_ms)
+    if t_to_ms is not None:
+        sql += " AND t_ms <= ?"
+        params.append(t_to_ms)
+    return daemon.query(sql + " ORDER BY t_ms", params)
+
+
+def wait_for_tick_at(daemon, t_ms, timeout=15):
+    """Wait until a tick at or after wall time t_ms (ms since the epoch) is committed; returns the
+    seconds waited. Raises RuntimeError on timeout or if the daemon exits."""
+    start = time.time()
+    while time.time() - start < timeout:
+        if daemon.proc and daemon.proc.poll() is not None:
+            raise RuntimeError(f"perflogd exited with {daemon.proc.returncode}:\n{daemon.log()}")
+        try:
+            if daemon.query("SELECT count(*) FROM ticks WHERE t_ms >= ?", (t_ms,))[0][0]:
+                return time.time() - start
+        except sqlite3.Error:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"no tick at or after {t_ms} within {timeout}s:\n{daemon.log()}")
+
+
+def sleep_until_wall(t):
+    """Sleep until wall-clock time t (seconds since the epoch)."""
+    while True:
+        d = t - time.time()
+        if d <= 0:
+            return
+        time.sleep(min(d, 0.5))
+
+
+def offset_from_second_ms(t_ms):
+    """Distance in ms of a timestamp from the nearest whole second."""
+    r = t_ms % 1000
+    return min(r, 1000 - r)

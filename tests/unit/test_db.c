@@ -1,0 +1,360 @@
+/*
+ * test_db.c - the SQLite counter log on real files: the counter_values view returns exactly what
+ * counter_eval computes, roll-ups and retention, locked-database errors, reopen and versions.
+ */
+#include "db.h"
+#include "testlib.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/perflog-test-db-XXXXXX";
+
+static void path_in_dir(char *out, size_t cap, const char *name)
+{
+    snprintf(out, cap, "%s/%s", dir, name);
+}
+
+/* A tick with one instance per object ("vda", "eth0", "0" ...), values from a seeded LCG. */
+static struct tick *mk_tick(int64_t wall_ms, int64_t interval_ms, unsigned *seed, int with_nulls)
+{
+    static const char *names[OBJ_COUNT] = {"0", "vda", "eth0", "", ""};
+    struct tick *t = calloc(1, sizeof(*t));
+
+    t->wall_ms = wall_ms;
+    t->interval_ms = interval_ms;
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+        t->obj[o].rows = calloc(2, sizeof(struct tick_row));
+        t->obj[o].n = od->single ? 1 : 2;
+        for (size_t r = 0; r < t->obj[o].n; r++) {
+            struct tick_row *row = &t->obj[o].rows[r];
+            snprintf(row->name, sizeof(row->name), "%s", r ? "_Total" : names[o]);
+            for (size_t f = 0; f < od->nfields; f++) {
+                *seed = *seed * 1103515245u + 12345u;
+                row->v[f] = (*seed >> 8) % (f % 3 == 0 ? 100000000u : 1000u);
+                if (with_nulls && (*seed & 0xf) == 0)
+                    row->null_mask |= 1ull << f;
+            }
+        }
+    }
+    return t;
+}
+
+/* Every view row equals counter_eval of the same stored row, bit for bit. */
+static void test_view_matches_eval(void)
+{
+    char path[256];
+    char err[512];
+    struct db *d;
+    struct tick *ticks[20];
+    unsigned seed = 42;
+    sqlite3 *conn;
+    sqlite3_stmt *st;
+    int rows = 0, mismatches = 0, nulls = 0;
+
+    path_in_dir(path, sizeof(path), "view.db");
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    for (int i = 0; i < 20; i++)
+        ticks[i] = mk_tick(1795974000000LL + i * 1000, i ? 1000 + (i % 3) : 0, &seed, i > 10);
+    CHECK_INT(db_write_ticks(d, ticks, 20), 0);
+    db_close(d);
+
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_prepare_v2(conn,
+                                 "SELECT t_ms, interval_ms, object, instance, counter, value, path, "
+                                 "time_utc FROM counter_values",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t t_ms = sqlite3_column_int64(st, 0);
+        int i = (int)((t_ms - 1795974000000LL) / 1000);
+        int o = counter_object_find((const char *)sqlite3_column_text(st, 2));
+        const char *inst = (const char *)sqlite3_column_text(st, 3);
+        const char *cname = (const char *)sqlite3_column_text(st, 4);
+        const struct object_def *od = &counter_objects[o];
+        const struct counter_def *c = NULL;
+        const struct tick_row *row = &ticks[i]->obj[o].rows[0];
+        double expect;
+        int has;
+
+        rows++;
+        if (inst && strcmp(inst, "_Total") == 0)
+            row = &ticks[i]->obj[o].rows[1];
+        for (size_t k = 0; k < od->ncounters; k++)
+            if (strcmp(od->counters[k].name, cname) == 0)
+                c = &od->counters[k];
+        has = counter_eval(c, row->v, row->null_mask, ticks[i]->interval_ms, &expect);
+        if (!has) {
+            nulls++;
+            if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+                mismatches++;
+        } else if (sqlite3_column_type(st, 5) == SQLITE_NULL ||
+                   sqlite3_column_double(st, 5) != expect) {
+            if (mismatches++ < 5)
+                fprintf(stderr, "mismatch %s %s: view %.17g eval %.17g\n",
+                        (const char *)sqlite3_column_text(st, 6), cname,
+                        sqlite3_column_double(st, 5), expect);
+        }
+        if (i == 3 && o == OBJ_DISK && strcmp(cname, "Disk Read Bytes/sec") == 0 &&
+            strcmp(inst, "vda") == 0) {
+            CHECK_STR((const char *)sqlite3_column_text(st, 6),
+                      "\\PhysicalDisk(vda)\\Disk Read Bytes/sec");
+            CHECK_STR((const char *)sqlite3_column_text(st, 7), "2026-11-29T17:40:03.000Z");
+            CHECK_INT(sqlite3_column_int64(st, 1), 1000);
+        }
+        if (o == OBJ_MEMORY && strcmp(cname, "Dirty Bytes") == 0)
+            CHECK_STR((const char *)sqlite3_column_text(st, 6), "\\Memory\\Dirty Bytes");
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(conn);
+    /* 20 ticks x (3 multi-instance objects x 2 rows + 2 single) x counters */
+    int expected_rows = 0;
+    for (int o = 0; o < OBJ_COUNT; o++)
+        expected_rows += (int)counter_objects[o].ncounters * (counter_objects[o].single ? 1 : 2);
+    CHECK_INT(rows, 20 * expected_rows);
+    CHECK_INT(mismatches, 0);
+    CHECK(nulls > 0); /* the first tick and the injected nulls have no value */
+    for (int i = 0; i < 20; i++)
+        tick_free(ticks[i]);
+}
+
+/* Minute and hour roll-ups: min/avg/max of the raw values, and the retention that follows. */
+static void test_rollups_and_retention(void)
+{
+    char path[256], err[512];
+    struct db *d;
+    struct db_retention keep = {7, 90, 1825}, short_raw = {1, 2, 3};
+    const int64_t t0 = 1795968000000LL; /* 2026-11-29T17:00:00Z, a whole hour */
+    sqlite3 *conn;
+    sqlite3_stmt *st;
+    int more, guard = 0;
+
+    path_in_dir(path, sizeof(path), "rollup.db");
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    /* 150 ticks at 1 s: disk vda reads 512 * (i % 10) bytes per second. */
+    for (int i = 0; i < 150; i++) {
+        struct tick *t = calloc(1, sizeof(*t));
+        t->wall_ms = t0 + i * 1000;
+        t->interval_ms = 1000;
+        t->obj[OBJ_DISK].rows = calloc(1, sizeof(struct tick_row));
+        t->obj[OBJ_DISK].n = 1;
+        strcpy(t->obj[OBJ_DISK].rows[0].name, "vda");
+        t->obj[OBJ_DISK].rows[0].v[DISK_RD_SECTORS] = i % 10;
+        t->obj[OBJ_MEMORY].rows = calloc(1, sizeof(struct tick_row));
+        t->obj[OBJ_MEMORY].n = 1;
+        t->obj[OBJ_MEMORY].rows[0].v[MEM_DIRTY_KB] = i;
+        CHECK_INT(db_write_ticks(d, &t, 1), 0);
+        tick_free(t);
+    }
+    /* "now" is 2.5 minutes after t0: minutes 0 and 1 are complete, minute 2 is not. */
+    do
+        more = db_maintain(d, t0 + 150000, &keep);
+    while (more > 0 && ++guard < 100);
+    CHECK_INT(more, 0);
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_prepare_v2(conn,
+                                 "SELECT bucket_ms, n, min, avg, max FROM counter_rollups WHERE "
+                                 "tier = '1m' AND path = '\\PhysicalDisk(vda)\\Disk Read Bytes/sec' "
+                                 "ORDER BY bucket_ms",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_INT(sqlite3_column_int64(st, 0), t0);
+    CHECK_INT(sqlite3_column_int64(st, 1), 60);
+    CHECK_DBL(sqlite3_column_double(st, 2), 0.0, 0);
+    CHECK_DBL(sqlite3_column_double(st, 3), 512.0 * 4.5, 1e-9);
+    CHECK_DBL(sqlite3_column_double(st, 4), 512.0 * 9, 0);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_INT(sqlite3_column_int64(st, 0), t0 + 60000);
+    CHECK_INT(sqlite3_step(st), SQLITE_DONE); /* minute 2 is still open */
+    sqlite3_finalize(st);
+    CHECK_INT(sqlite3_prepare_v2(conn,
+                                 "SELECT n, min, avg, max FROM counter_rollups WHERE tier = '1m' "
+                                 "AND path = '\\Memory\\Dirty Bytes' AND bucket_ms = ?",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    sqlite3_bind_int64(st, 1, t0 + 60000);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_DBL(sqlite3_column_double(st, 1), 60 * 1024.0, 0);
+    CHECK_DBL(sqlite3_column_double(st, 2), 89.5 * 1024.0, 1e-9);
+    CHECK_DBL(sqlite3_column_double(st, 3), 119 * 1024.0, 0);
+    sqlite3_finalize(st);
+
+    /* Two hours later: the hour is rolled up from the three minutes. */
+    guard = 0;
+    do
+        more = db_maintain(d, t0 + 2 * 3600000, &keep);
+    while (more > 0 && ++guard < 100);
+    CHECK_INT(sqlite3_prepare_v2(conn,
+                                 "SELECT bucket_ms, n, min, avg, max FROM counter_rollups WHERE "
+                                 "tier = '1h' AND path = '\\Memory\\Dirty Bytes'",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_INT(sqlite3_column_int64(st, 0), t0);
+    CHECK_INT(sqlite3_column_int64(st, 1), 150);
+    CHECK_DBL(sqlite3_column_double(st, 2), 0, 0);
+    CHECK_DBL(sqlite3_column_double(st, 3), 74.5 * 1024.0, 1e-6);
+    CHECK_DBL(sqlite3_column_double(st, 4), 149 * 1024.0, 0);
+    sqlite3_finalize(st);
+
+    /* Retention: with raw_days = 1, two days later the raw ticks go, the summaries stay. */
+    guard = 0;
+    do
+        more = db_maintain(d, t0 + 2 * 86400000LL, &short_raw);
+    while (more > 0 && ++guard < 100);
+    CHECK_INT(more, 0);
+    CHECK_INT(sqlite3_prepare_v2(conn,
+                                 "SELECT (SELECT count(*) FROM ticks), (SELECT count(*) FROM "
+                                 "obj_disk), (SELECT count(*) FROM obj_disk_1m), (SELECT count(*) "
+                                 "FROM obj_disk_1h)",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_INT(sqlite3_column_int64(st, 0), 0);
+    CHECK_INT(sqlite3_column_int64(st, 1), 0);
+    CHECK_INT(sqlite3_column_int64(st, 2), 3);
+    CHECK_INT(sqlite3_column_int64(st, 3), 1);
+    sqlite3_finalize(st);
+    /* Ten days later the minute tier (2 days) goes too; the hour tier (3 days) also. */
+    guard = 0;
+    do
+        more = db_maintain(d, t0 + 10 * 86400000LL, &short_raw);
+    while (more > 0 && ++guard < 100);
+    CHECK_INT(sqlite3_prepare_v2(conn,
+                                 "SELECT (SELECT count(*) FROM obj_disk_1m), (SELECT count(*) "
+                                 "FROM obj_disk_1h)",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_INT(sqlite3_column_int64(st, 0), 0);
+    CHECK_INT(sqlite3_column_int64(st, 1), 0);
+    sqlite3_finalize(st);
+    sqlite3_close(conn);
+    db_close(d);
+}
+
+/* A database locked by another process: the write fails with -EBUSY, stores nothing, and the
+ * same batch succeeds once the lock is gone. */
+static void test_locked(void)
+{
+    char path[256], err[512];
+    struct db *d;
+    sqlite3 *other;
+    unsigned seed = 7;
+    struct tick *t = mk_tick(1795974000000LL, 1000, &seed, 0);
+    sqlite3_stmt *st;
+
+    path_in_dir(path, sizeof(path), "locked.db");
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(sqlite3_open(path, &other), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    CHECK_INT(db_write_ticks(d, &t, 1), -EBUSY);
+    CHECK_INT(sqlite3_exec(other, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    CHECK_INT(db_write_ticks(d, &t, 1), 0);
+    CHECK_INT(sqlite3_prepare_v2(other, "SELECT count(*) FROM ticks", -1, &st, NULL), SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_INT(sqlite3_column_int(st, 0), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(other);
+    db_close(d);
+    tick_free(t);
+}
+
+/* Reopen keeps data; a newer schema version is refused with a clear message; garbage too. */
+static void test_versions(void)
+{
+    char path[256], err[512] = "";
+    struct db *d;
+    sqlite3 *conn;
+    FILE *f;
+
+    path_in_dir(path, sizeof(path), "rollup.db");
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    db_close(d);
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(conn, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(conn);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), -EPROTO);
+    CHECK(strstr(err, "schema version 99 is newer") != NULL);
+
+    path_in_dir(path, sizeof(path), "garbage.db");
+    f = fopen(path, "w");
+    fputs("this is not a database, just text that is long enough to look like a header....\n", f);
+    fclose(f);
+    CHECK(db_open(path, "testhost", &d, err, sizeof(err)) < 0);
+    CHECK(strstr(err, "garbage.db") != NULL);
+}
+
+/* A version-1 database made by perflogd 0.1 (tests/fixtures/db/v1.sql) opens, keeps its data,
+ * takes new ticks, and reads back through the current views. */
+static void test_old_version_fixture(void)
+{
+    char path[256], err[512], sqlpath[512];
+    struct db *d;
+    sqlite3 *conn;
+    sqlite3_stmt *st;
+    FILE *f;
+    char *sql;
+    long len;
+    unsigned seed = 9;
+    struct tick *t;
+
+    snprintf(sqlpath, sizeof(sqlpath), "%s/db/v1.sql", FIXTURES_DIR);
+    f = fopen(sqlpath, "rb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    sql = calloc(1, (size_t)len + 1);
+    CHECK_INT(fread(sql, 1, (size_t)len, f), len);
+    fclose(f);
+    path_in_dir(path, sizeof(path), "v1.db");
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(conn, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(conn);
+    free(sql);
+
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    t = mk_tick(1895974000000LL, 1000, &seed, 0);
+    CHECK_INT(db_write_ticks(d, &t, 1), 0);
+    tick_free(t);
+    db_close(d);
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_prepare_v2(conn,
+                                 "SELECT count(DISTINCT t_ms), (SELECT value FROM meta WHERE key = "
+                                 "'host'), (PRAGMA_user_version) FROM counter_values, "
+                                 "(SELECT user_version AS PRAGMA_user_version FROM pragma_user_version)",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK(sqlite3_column_int(st, 0) >= 2); /* the fixture's ticks and the new one */
+    CHECK_INT(sqlite3_column_int(st, 2), DB_SCHEMA_VERSION);
+    sqlite3_finalize(st);
+    sqlite3_close(conn);
+}
+
+int main(void)
+{
+    char cmd[300];
+
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_view_matches_eval();
+    test_rollups_and_retention();
+    test_locked();
+    test_versions();
+    test_old_version_fixture();
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return tl_done();
+}
