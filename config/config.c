@@ -235,8 +235,9 @@ static int parse_text(const struct cfg_src *s, json_t **root)
     cfg_json_position(s->buf, s->len, i, &line, &col);
     json_decref(*root);
     *root = NULL;
-    return cfg_src_error_at(s, line, col, "the top level must be a JSON object {...}, not %s",
-                            s->buf[i] == '[' ? "an array" : "a single value");
+    /* without JSON_DECODE_ANY, Jansson returns an object or an array */
+    return cfg_src_error_at(s, line, col,
+                            "the top level must be a JSON object {...}, not an array");
 }
 
 int cfg_load_buffer(struct cfg *c, const char *name, const char *buf, size_t len, char *err,

@@ -3,9 +3,9 @@
  * overrides, each checked strictly with an error that says where and what.
  *
  * Every key, its type, default and range are listed in docs/configuration.md, and
- * config/perflogd.example.json sets every key to its default. A struct cfg owns its glob strings;
- * nothing here is thread-safe: load the configuration in one thread, then hand out copies or
- * read-only pointers.
+ * config/perflogd.example.json sets every key to its default. A struct cfg owns its glob strings
+ * (so a struct copied with `=` must be released once only). The functions keep no state of their
+ * own: calls on different structs may run at the same time; one struct is not locked.
  */
 #ifndef PERFLOG_CONFIG_H
 #define PERFLOG_CONFIG_H

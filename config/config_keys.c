@@ -86,9 +86,11 @@ struct value {
     char got[GOT_MAX];
 };
 
-__attribute__((format(printf, 5, 0))) static int src_vformat(const struct cfg_src *s, int line,
-                                                             int col, const char *key,
-                                                             const char *fmt, va_list ap)
+static int src_vformat(const struct cfg_src *s, int line, int col, const char *key, const char *fmt,
+                       va_list ap) __attribute__((format(printf, 5, 0)));
+
+static int src_vformat(const struct cfg_src *s, int line, int col, const char *key, const char *fmt,
+                       va_list ap)
 {
     size_t n = 0;
     int r = 0;

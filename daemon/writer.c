@@ -18,7 +18,7 @@
 
 #define WRITER_BATCH_MAX  600   /* ticks per transaction */
 #define RETRY_INTERVAL_MS 1000  /* probe period while failing */
-#define MAINT_PERIOD_MS   10000 /* roll-ups and retention at most this often when idle */
+#define MAINT_PERIOD_MS   30000 /* roll-ups and retention at most this often */
 
 struct writer {
     pthread_t thread;

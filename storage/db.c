@@ -32,6 +32,7 @@ struct inst_map {
 struct db {
     sqlite3 *conn;
     char *path;
+    sqlite3_stmt *begin, *commit; /* prepared once: a tick must not pay for parsing */
     sqlite3_stmt *ins_tick;
     sqlite3_stmt *ins_row[OBJ_COUNT];
     sqlite3_stmt *get_inst;
@@ -278,6 +279,10 @@ static int prepare_all(struct db *d)
     int rc;
 
     rc = prepare(d, "INSERT INTO ticks (t_ms, interval_ms, missed) VALUES (?, ?, ?)", &d->ins_tick);
+    if (rc == 0)
+        rc = prepare(d, "BEGIN IMMEDIATE", &d->begin);
+    if (rc == 0)
+        rc = prepare(d, "COMMIT", &d->commit);
     if (rc < 0)
         return rc;
     rc = prepare(d, "SELECT id FROM instances WHERE object = ? AND name = ?", &d->get_inst);
@@ -366,6 +371,8 @@ void db_close(struct db *d)
     if (!d)
         return;
     sqlite3_finalize(d->ins_tick);
+    sqlite3_finalize(d->begin);
+    sqlite3_finalize(d->commit);
     sqlite3_finalize(d->get_inst);
     sqlite3_finalize(d->add_inst);
     for (int o = 0; o < OBJ_COUNT; o++) {
@@ -470,12 +477,12 @@ static int write_tick(struct db *d, const struct tick *t)
 
 int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
 {
-    int rc = exec(d, "BEGIN IMMEDIATE");
+    int rc = step_done(d->begin);
 
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = write_tick(d, ticks[i]);
     if (rc == 0)
-        rc = exec(d, "COMMIT");
+        rc = step_done(d->commit);
     if (rc < 0) {
         rollback(d);
         /* Instances created in the failed transaction are gone: forget the cached ids. */

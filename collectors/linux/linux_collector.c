@@ -8,6 +8,7 @@
  * speed and MTU from sysfs when it appears and every few seconds after; log each failure once.
  */
 #include "linux_collector.h"
+
 #include "linux_devcache.h"
 #include "linux_parse.h"
 #include "log.h"
@@ -23,52 +24,32 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READ_MIN_FREE (16u * 1024)       /* free buffer space asked of each read */
+#define READ_MIN_FREE (16u * 1024)         /* free buffer space asked of each read */
 #define READ_MAX      (256u * 1024 * 1024) /* a /proc file larger than this is an error */
 
 #define DEV_SELECTED 0x1u /* passes the globs (and, for a disk, is a device of /sys/block) */
 #define DEV_IN_TOTAL 0x2u /* a whole disk not stacked on others: part of "_Total" */
 
-struct collector;
-
-/* One /proc file and the parser for it. */
-struct source {
-    const char *rel; /* path under the root */
-    enum object_id obj;
-    int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                 struct parse_status *st);
+/* The /proc files read at each collect, in this order. */
+enum source_id {
+    SRC_STAT,
+    SRC_DISKSTATS,
+    SRC_NET_DEV,
+    SRC_MEMINFO,
+    SRC_VMSTAT,
+    SRC_SNMP,
+    NSOURCES
 };
 
 struct source_state {
-    int fd;          /* -1: (re)open at the next collect */
-    int failing;     /* the last open, read or parse failed and was logged */
-    int warned_bad;  /* a malformed line was logged: never again for this file */
+    int fd;         /* -1: (re)open at the next collect */
+    int failing;    /* the last open, read or parse failed and was logged */
+    int warned_bad; /* a malformed line was logged: never again for this file */
     char path[PATH_MAX];
 };
 
-static int src_stat(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                    struct parse_status *st);
-static int src_diskstats(struct collector *c, const char *buf, size_t len,
-                         struct raw_object *out, struct parse_status *st);
-static int src_net_dev(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                       struct parse_status *st);
-static int src_meminfo(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                       struct parse_status *st);
-static int src_vmstat(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                      struct parse_status *st);
-static int src_snmp(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                    struct parse_status *st);
-
-static const struct source sources[] = {
-    {"proc/stat", OBJ_PROCESSOR, src_stat}, {"proc/diskstats", OBJ_DISK, src_diskstats},
-    {"proc/net/dev", OBJ_NET, src_net_dev}, {"proc/meminfo", OBJ_MEMORY, src_meminfo},
-    {"proc/vmstat", OBJ_MEMORY, src_vmstat}, {"proc/net/snmp", OBJ_TCP, src_snmp},
-};
-
-#define NSOURCES (sizeof(sources) / sizeof(sources[0]))
-
 struct collector {
-    char *root; /* without a trailing '/': "" for "/" */
+    char *root;                  /* without a trailing '/': "" for "/" */
     struct collector_config cfg; /* the globs point to copies owned here; cfg.root is unused */
     long page_size;
     int64_t now_ms; /* monotonic time of the collect in progress */
@@ -198,7 +179,8 @@ static unsigned disk_classify(const struct collector *c, const char *name)
     if (!collector_name_selected(name, k->disk_include, k->n_disk_include, k->disk_exclude,
                                  k->n_disk_exclude))
         return 0;
-    /* Partitions have no entry of their own in /sys/block (Documentation/ABI/stable/sysfs-block). */
+    /* Partitions have no entry of their own in /sys/block, only whole devices do
+     * (Documentation/ABI/stable/sysfs-block). */
     if (block_path(c, name, "", path, sizeof(path)) < 0 || stat(path, &sb) < 0 ||
         !S_ISDIR(sb.st_mode))
         return 0;
@@ -249,27 +231,26 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 }
 
 /*
- * Read /sys/class/net/IF/FILE into `a`. A missing file is normal for some links, and speed reads
- * fail with EINVAL (or say -1) for links without a known speed (virtual ones, a link that is
- * down); other failures are not. Each is logged once until the file reads well again.
+ * Read /sys/class/net/IF/FILE into `a`. A missing file is normal for some links, and a speed reads
+ * EINVAL or "-1" for links without a known speed (virtual ones, a link that is down): those are
+ * logged at info and debug level; other failures are warnings. Each is logged once, and again
+ * only after the file has read well in between.
  */
 static void net_read_attr(const struct collector *c, const char *ifname, const char *file,
                           struct dev_attr *a)
 {
     char path[PATH_MAX], buf[64];
+    int speed = strcmp(file, "speed") == 0;
     int64_t v = 0;
-    ssize_t n;
-    int err;
+    ssize_t n = -ENAMETOOLONG;
+    int parsed = 0;
 
-    if (snprintf(path, sizeof(path), "%s/sys/class/net/%s/%s", c->root, ifname, file) >=
+    if (snprintf(path, sizeof(path), "%s/sys/class/net/%s/%s", c->root, ifname, file) <
         (int)sizeof(path))
-        n = -ENAMETOOLONG;
-    else
         n = read_small(path, buf, sizeof(buf));
-    err = n < 0 ? (int)n : parse_sysfs_int(buf, (size_t)n, &v);
-    if (err == 0 && v < 0)
-        err = strcmp(file, "speed") == 0 ? -EINVAL : -ERANGE;
-    if (err == 0) {
+    if (n >= 0)
+        parsed = parse_sysfs_int(buf, (size_t)n, &v) == 0;
+    if (parsed && v >= 0) {
         a->value = v;
         a->present = 1;
         a->failing = 0;
@@ -279,16 +260,14 @@ static void net_read_attr(const struct collector *c, const char *ifname, const c
     if (a->failing)
         return;
     a->failing = 1;
-    if (err == -ENOENT)
+    if (n == -ENOENT) {
         log_info("%s: missing, no %s for interface %s", path, file, ifname);
-    else if (err == -EINVAL && n < 0)
+    } else if (speed && (n == -EINVAL || parsed)) {
         log_debug("%s: no speed known for interface %s", path, ifname);
-    else if (err == -EINVAL && strcmp(file, "speed") == 0 && v < 0)
-        log_debug("%s: speed unknown (%lld) for interface %s", path, (long long)v, ifname);
-    else if (n >= 0)
+    } else if (n >= 0) {
         log_warnx("%s: unexpected contents, no %s for interface %s", path, file, ifname);
-    else {
-        errno = -err;
+    } else {
+        errno = (int)-n;
         log_warn("%s: cannot read", path);
     }
 }
@@ -347,8 +326,8 @@ static int src_stat(struct collector *c, const char *buf, size_t len, struct raw
 }
 
 /* A pass over the device cache per read: names the file no longer lists are forgotten. */
-static int src_diskstats(struct collector *c, const char *buf, size_t len,
-                         struct raw_object *out, struct parse_status *st)
+static int src_diskstats(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                         struct parse_status *st)
 {
     int rc;
 
@@ -390,6 +369,23 @@ static int src_snmp(struct collector *c, const char *buf, size_t len, struct raw
     (void)c;
     return parse_net_snmp(buf, len, out, st);
 }
+
+/* One /proc file and the parser for it. */
+struct source {
+    const char *rel; /* path under the root */
+    enum object_id obj;
+    int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                 struct parse_status *st);
+};
+
+static const struct source sources[NSOURCES] = {
+    [SRC_STAT] = {"proc/stat", OBJ_PROCESSOR, src_stat},
+    [SRC_DISKSTATS] = {"proc/diskstats", OBJ_DISK, src_diskstats},
+    [SRC_NET_DEV] = {"proc/net/dev", OBJ_NET, src_net_dev},
+    [SRC_MEMINFO] = {"proc/meminfo", OBJ_MEMORY, src_meminfo},
+    [SRC_VMSTAT] = {"proc/vmstat", OBJ_MEMORY, src_vmstat},
+    [SRC_SNMP] = {"proc/net/snmp", OBJ_TCP, src_snmp},
+};
 
 /* Read and parse source i into its object. Returns 0 or a negative errno (object rolled back). */
 static int source_collect(struct collector *c, size_t i, struct raw_sample *out)
@@ -455,10 +451,30 @@ static int copy_globs(const char **dst, size_t *ndst, const char *const *src, si
     return 0;
 }
 
+/* Copy the globs of `src` into `dst` (zeroed). Returns 0 or -1 (free with free_config). */
+static int copy_config(struct collector_config *dst, const struct collector_config *src)
+{
+    if (copy_globs(dst->disk_include, &dst->n_disk_include, src->disk_include,
+                   src->n_disk_include) < 0 ||
+        copy_globs(dst->disk_exclude, &dst->n_disk_exclude, src->disk_exclude,
+                   src->n_disk_exclude) < 0 ||
+        copy_globs(dst->net_include, &dst->n_net_include, src->net_include, src->n_net_include) < 0)
+        return -1;
+    return copy_globs(dst->net_exclude, &dst->n_net_exclude, src->net_exclude, src->n_net_exclude);
+}
+
 static void free_globs(const char **globs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free((char *)globs[i]);
+}
+
+static void free_config(struct collector_config *k)
+{
+    free_globs(k->disk_include, k->n_disk_include);
+    free_globs(k->disk_exclude, k->n_disk_exclude);
+    free_globs(k->net_include, k->n_net_include);
+    free_globs(k->net_exclude, k->n_net_exclude);
 }
 
 /* Keep the root without trailing slashes, so that "/" + "/proc/stat" is "/proc/stat". */
@@ -474,7 +490,6 @@ static char *root_copy(const char *root)
 struct collector *collector_new(const struct collector_config *cfg)
 {
     struct collector *c = calloc(1, sizeof(*c));
-    const struct collector_config *k = cfg;
     long ps = sysconf(_SC_PAGESIZE);
 
     if (!c)
@@ -486,22 +501,20 @@ struct collector *collector_new(const struct collector_config *cfg)
     c->root = root_copy(cfg->root);
     c->disks = dev_cache_new();
     c->nets = dev_cache_new();
-    if (!c->root || !c->disks || !c->nets ||
-        copy_globs(c->cfg.disk_include, &c->cfg.n_disk_include, k->disk_include,
-                   k->n_disk_include) < 0 ||
-        copy_globs(c->cfg.disk_exclude, &c->cfg.n_disk_exclude, k->disk_exclude,
-                   k->n_disk_exclude) < 0 ||
-        copy_globs(c->cfg.net_include, &c->cfg.n_net_include, k->net_include, k->n_net_include) <
-            0 ||
-        copy_globs(c->cfg.net_exclude, &c->cfg.n_net_exclude, k->net_exclude, k->n_net_exclude) <
-            0)
-        goto fail;
-    for (size_t i = 0; i < NSOURCES; i++)
-        snprintf(c->src[i].path, sizeof(c->src[i].path), "%s/%s", c->root, sources[i].rel);
+    if (!c->root || !c->disks || !c->nets || copy_config(&c->cfg, cfg) < 0) {
+        collector_free(c);
+        return NULL;
+    }
+    for (size_t i = 0; i < NSOURCES; i++) {
+        struct source_state *s = &c->src[i];
+        int n = snprintf(s->path, sizeof(s->path), "%s/%s", c->root, sources[i].rel);
+        if (n < 0 || (size_t)n >= sizeof(s->path)) {
+            log_error("collector root too long: %s", c->root);
+            collector_free(c);
+            return NULL;
+        }
+    }
     return c;
-fail:
-    collector_free(c);
-    return NULL;
 }
 
 void collector_free(struct collector *c)
@@ -511,10 +524,7 @@ void collector_free(struct collector *c)
     for (size_t i = 0; i < NSOURCES; i++)
         if (c->src[i].fd >= 0)
             close(c->src[i].fd);
-    free_globs(c->cfg.disk_include, c->cfg.n_disk_include);
-    free_globs(c->cfg.disk_exclude, c->cfg.n_disk_exclude);
-    free_globs(c->cfg.net_include, c->cfg.n_net_include);
-    free_globs(c->cfg.net_exclude, c->cfg.n_net_exclude);
+    free_config(&c->cfg);
     dev_cache_free(c->disks);
     dev_cache_free(c->nets);
     free(c->buf);

@@ -8,7 +8,8 @@
 
 #include <stdint.h>
 
-#define COLLECTOR_SYSFS_PERIOD_MS 5000 /* default re-read period of an interface's speed and MTU */
+/* The default re-read period of an interface's speed and MTU. */
+#define COLLECTOR_SYSFS_PERIOD_MS 5000
 
 /*
  * Set how often the optional sysfs attributes of an interface (speed, mtu) are re-read, in ms;

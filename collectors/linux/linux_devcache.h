@@ -31,7 +31,7 @@ struct dev_entry {
 
 struct dev_cache;
 
-struct dev_cache *dev_cache_new(void); /* NULL on out of memory */
+struct dev_cache *dev_cache_new(void);    /* NULL on out of memory */
 void dev_cache_free(struct dev_cache *c); /* accepts NULL */
 
 /* Start a pass: every name not passed to dev_cache_get before dev_cache_sweep will be forgotten. */

@@ -9,16 +9,13 @@
 
 struct meminfo_key {
     const char *key;
-    unsigned char len;
-    unsigned char field;
+    enum mem_field field;
 };
 
-#define KEY(s, f) {s, sizeof(s) - 1, f}
-
 static const struct meminfo_key meminfo_keys[] = {
-    KEY("MemAvailable", MEM_AVAILABLE_KB), KEY("Buffers", MEM_BUFFERS_KB),
-    KEY("Cached", MEM_CACHED_KB),          KEY("Dirty", MEM_DIRTY_KB),
-    KEY("Writeback", MEM_WRITEBACK_KB),
+    {"MemAvailable", MEM_AVAILABLE_KB}, {"Buffers", MEM_BUFFERS_KB},
+    {"Cached", MEM_CACHED_KB},          {"Dirty", MEM_DIRTY_KB},
+    {"Writeback", MEM_WRITEBACK_KB},
 };
 
 #define NKEYS (sizeof(meminfo_keys) / sizeof(meminfo_keys[0]))
@@ -29,7 +26,7 @@ static const struct meminfo_key *meminfo_find(const char *p, const char *colon)
     size_t n = (size_t)(colon - p);
 
     for (size_t i = 0; i < NKEYS; i++)
-        if (meminfo_keys[i].len == n && memcmp(meminfo_keys[i].key, p, n) == 0)
+        if (strncmp(meminfo_keys[i].key, p, n) == 0 && meminfo_keys[i].key[n] == '\0')
             return &meminfo_keys[i];
     return NULL;
 }

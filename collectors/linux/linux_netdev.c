@@ -13,8 +13,18 @@
 
 /* Where each of the first twelve columns goes; -1: checked, not kept. */
 static const signed char netdev_field[NETDEV_COLUMNS] = {
-    NET_RX_BYTES, NET_RX_PACKETS, NET_RX_ERRS,    NET_RX_DROP, -1,         -1,
-    -1,           -1,             NET_TX_BYTES,   NET_TX_PACKETS, NET_TX_ERRS, NET_TX_DROP,
+    NET_RX_BYTES,   /* receive: bytes */
+    NET_RX_PACKETS, /* packets */
+    NET_RX_ERRS,    /* errs */
+    NET_RX_DROP,    /* drop */
+    -1,             /* fifo */
+    -1,             /* frame */
+    -1,             /* compressed */
+    -1,             /* multicast */
+    NET_TX_BYTES,   /* transmit: bytes */
+    NET_TX_PACKETS, /* packets */
+    NET_TX_ERRS,    /* errs */
+    NET_TX_DROP,    /* drop */
 };
 
 /*

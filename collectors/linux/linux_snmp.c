@@ -43,12 +43,12 @@ static int snmp_values(const char *p, const char *eol, const int col[TCP_NFIELDS
 
     for (int i = 0;; i++) {
         const char *tok = scan_blanks(p, eol);
-        int f;
+        int f = 0;
 
-        for (f = 0; f < TCP_NFIELDS && col[f] != i; f++)
-            ;
         if (tok == eol)
             break;
+        while (f < TCP_NFIELDS && col[f] != i)
+            f++;
         if (f < TCP_NFIELDS) {
             /* Wanted columns are unsigned; others (MaxConn is -1) are not checked. */
             p = scan_u64(tok, eol, &v[f]);

@@ -8,27 +8,25 @@
 
 struct vmstat_key {
     const char *key;
-    unsigned char len;
-    unsigned char field;
-    unsigned char pages; /* a page count, converted to KiB */
+    enum mem_field field;
+    int pages; /* a page count, converted to KiB */
 };
 
-#define KEY(s, f, pages) {s, sizeof(s) - 1, f, pages}
-
 static const struct vmstat_key vmstat_keys[] = {
-    KEY("nr_dirtied", MEM_DIRTIED_KB, 1), KEY("nr_written", MEM_WRITTEN_KB, 1),
-    KEY("pgpgin", MEM_PGPGIN_KB, 0),      KEY("pgpgout", MEM_PGPGOUT_KB, 0),
-    KEY("pgfault", MEM_PGFAULT, 0),       KEY("pgmajfault", MEM_PGMAJFAULT, 0),
+    {"nr_dirtied", MEM_DIRTIED_KB, 1}, {"nr_written", MEM_WRITTEN_KB, 1},
+    {"pgpgin", MEM_PGPGIN_KB, 0},      {"pgpgout", MEM_PGPGOUT_KB, 0},
+    {"pgfault", MEM_PGFAULT, 0},       {"pgmajfault", MEM_PGMAJFAULT, 0},
 };
 
 #define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]))
 
+/* The wanted key named by [p, blank), or NULL. Exact match: "pgfault" is not "pgmajfault". */
 static const struct vmstat_key *vmstat_find(const char *p, const char *blank)
 {
     size_t n = (size_t)(blank - p);
 
     for (size_t i = 0; i < NKEYS; i++)
-        if (vmstat_keys[i].len == n && memcmp(vmstat_keys[i].key, p, n) == 0)
+        if (strncmp(vmstat_keys[i].key, p, n) == 0 && vmstat_keys[i].key[n] == '\0')
             return &vmstat_keys[i];
     return NULL;
 }
