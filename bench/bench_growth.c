@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <time.h>
+#include <unistd.h>
 
 static int64_t now_ns(void)
 {
@@ -165,9 +165,10 @@ int main(int argc, char **argv)
     }
     if (ticks < 5)
         ticks = 5;
-    printf("# one tick = collect (real Linux collector on a synthetic tree) + delta + SQLite commit\n");
-    printf("%6s %6s %6s %10s %10s %10s %14s\n", "cpus", "disks", "ifaces", "instances",
-           "median_ms", "p90_ms", "ms_per_1000_inst");
+    printf("# one tick = collect (real Linux collector on a synthetic tree) + delta + SQLite "
+           "commit\n");
+    printf("%6s %6s %6s %10s %10s %10s %14s\n", "cpus", "disks", "ifaces", "instances", "median_ms",
+           "p90_ms", "ms_per_1000_inst");
     for (int scale = 1; scale <= 8; scale *= 2) {
         struct growth g = {256 * scale / 8, 1000 * scale / 8, 1000 * scale / 8};
         struct collector_config cc = {.root = root};

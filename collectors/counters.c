@@ -21,7 +21,10 @@ static const struct field_def cpu_fields[CPU_NFIELDS] = {
 #define CPU_ALL                                                                                    \
     (B(CPU_USER) | B(CPU_NICE) | B(CPU_SYSTEM) | B(CPU_IDLE) | B(CPU_IOWAIT) | B(CPU_IRQ) |        \
      B(CPU_SOFTIRQ) | B(CPU_STEAL))
-#define CPU_PCT(n, mask) {n, "%", "percent", (mask), DEN_FIELDS, CPU_ALL, 100.0, 0}
+#define CPU_PCT(n, mask)                                                                           \
+    {                                                                                              \
+        n, "%", "percent", (mask), DEN_FIELDS, CPU_ALL, 100.0, 0                                   \
+    }
 
 static const struct counter_def cpu_counters[] = {
     CPU_PCT("% Processor Time", CPU_ALL & ~(B(CPU_IDLE) | B(CPU_IOWAIT))),
@@ -38,11 +41,16 @@ static const struct counter_def cpu_counters[] = {
  * from 32-bit unsigned ints by the kernel and wrap after about 49.7 days; the others are
  * unsigned long. Sectors are always 512 bytes there, whatever the device's block size. */
 static const struct field_def disk_fields[DISK_NFIELDS] = {
-    [DISK_RD_IOS] = {"rd_ios", FIELD_CUM_U64},         [DISK_RD_MERGES] = {"rd_merges", FIELD_CUM_U64},
-    [DISK_RD_SECTORS] = {"rd_sectors", FIELD_CUM_U64}, [DISK_RD_MS] = {"rd_ms", FIELD_CUM_U32},
-    [DISK_WR_IOS] = {"wr_ios", FIELD_CUM_U64},         [DISK_WR_MERGES] = {"wr_merges", FIELD_CUM_U64},
-    [DISK_WR_SECTORS] = {"wr_sectors", FIELD_CUM_U64}, [DISK_WR_MS] = {"wr_ms", FIELD_CUM_U32},
-    [DISK_IN_FLIGHT] = {"in_flight", FIELD_GAUGE},     [DISK_IO_MS] = {"io_ms", FIELD_CUM_U32},
+    [DISK_RD_IOS] = {"rd_ios", FIELD_CUM_U64},
+    [DISK_RD_MERGES] = {"rd_merges", FIELD_CUM_U64},
+    [DISK_RD_SECTORS] = {"rd_sectors", FIELD_CUM_U64},
+    [DISK_RD_MS] = {"rd_ms", FIELD_CUM_U32},
+    [DISK_WR_IOS] = {"wr_ios", FIELD_CUM_U64},
+    [DISK_WR_MERGES] = {"wr_merges", FIELD_CUM_U64},
+    [DISK_WR_SECTORS] = {"wr_sectors", FIELD_CUM_U64},
+    [DISK_WR_MS] = {"wr_ms", FIELD_CUM_U32},
+    [DISK_IN_FLIGHT] = {"in_flight", FIELD_GAUGE},
+    [DISK_IO_MS] = {"io_ms", FIELD_CUM_U32},
     [DISK_QUEUE_MS] = {"queue_ms", FIELD_CUM_U32},
 };
 
@@ -68,11 +76,16 @@ static const struct counter_def disk_counters[] = {
 /* /proc/net/dev counters are unsigned long on 64-bit kernels. The error and drop counts are
  * reported as cumulative counts, as Windows does, so they are kept as levels. */
 static const struct field_def net_fields[NET_NFIELDS] = {
-    [NET_RX_BYTES] = {"rx_bytes", FIELD_CUM_U64},     [NET_RX_PACKETS] = {"rx_packets", FIELD_CUM_U64},
-    [NET_RX_ERRS] = {"rx_errs", FIELD_GAUGE},         [NET_RX_DROP] = {"rx_drop", FIELD_GAUGE},
-    [NET_TX_BYTES] = {"tx_bytes", FIELD_CUM_U64},     [NET_TX_PACKETS] = {"tx_packets", FIELD_CUM_U64},
-    [NET_TX_ERRS] = {"tx_errs", FIELD_GAUGE},         [NET_TX_DROP] = {"tx_drop", FIELD_GAUGE},
-    [NET_SPEED_MBPS] = {"speed_mbps", FIELD_GAUGE},   [NET_MTU] = {"mtu", FIELD_GAUGE, FIELDF_NO_TOTAL},
+    [NET_RX_BYTES] = {"rx_bytes", FIELD_CUM_U64},
+    [NET_RX_PACKETS] = {"rx_packets", FIELD_CUM_U64},
+    [NET_RX_ERRS] = {"rx_errs", FIELD_GAUGE},
+    [NET_RX_DROP] = {"rx_drop", FIELD_GAUGE},
+    [NET_TX_BYTES] = {"tx_bytes", FIELD_CUM_U64},
+    [NET_TX_PACKETS] = {"tx_packets", FIELD_CUM_U64},
+    [NET_TX_ERRS] = {"tx_errs", FIELD_GAUGE},
+    [NET_TX_DROP] = {"tx_drop", FIELD_GAUGE},
+    [NET_SPEED_MBPS] = {"speed_mbps", FIELD_GAUGE},
+    [NET_MTU] = {"mtu", FIELD_GAUGE, FIELDF_NO_TOTAL},
 };
 
 static const struct counter_def net_counters[] = {
@@ -82,8 +95,8 @@ static const struct counter_def net_counters[] = {
      0},
     {"Packets Received/sec", "packets/s", "rate", B(NET_RX_PACKETS), DEN_SECONDS, 0, 1.0, 0},
     {"Packets Sent/sec", "packets/s", "rate", B(NET_TX_PACKETS), DEN_SECONDS, 0, 1.0, 0},
-    {"Packets/sec", "packets/s", "rate", B(NET_RX_PACKETS) | B(NET_TX_PACKETS), DEN_SECONDS, 0,
-     1.0, 0},
+    {"Packets/sec", "packets/s", "rate", B(NET_RX_PACKETS) | B(NET_TX_PACKETS), DEN_SECONDS, 0, 1.0,
+     0},
     {"Packets Received Errors", "packets", "count", B(NET_RX_ERRS), DEN_ONE, 0, 1.0, 0},
     {"Packets Received Discarded", "packets", "count", B(NET_RX_DROP), DEN_ONE, 0, 1.0, 0},
     {"Packets Outbound Errors", "packets", "count", B(NET_TX_ERRS), DEN_ONE, 0, 1.0, 0},
@@ -252,13 +265,12 @@ int counter_sql(const struct object_def *o, const struct counter_def *c, const c
         n = snprintf(x, sizeof(x), "((%s)*%.17g)", num, c->scale);
         break;
     case DEN_SECONDS:
-        n = snprintf(x, sizeof(x),
-                     "(CASE WHEN %s>0 THEN ((%s)*%.17g)/(%s/1000.0) END)", interval_expr, num,
-                     c->scale, interval_expr);
+        n = snprintf(x, sizeof(x), "(CASE WHEN %s>0 THEN ((%s)*%.17g)/(%s/1000.0) END)",
+                     interval_expr, num, c->scale, interval_expr);
         break;
     case DEN_MS:
-        n = snprintf(x, sizeof(x), "(CASE WHEN %s>0 THEN ((%s)*%.17g)/(%s*1.0) END)",
-                     interval_expr, num, c->scale, interval_expr);
+        n = snprintf(x, sizeof(x), "(CASE WHEN %s>0 THEN ((%s)*%.17g)/(%s*1.0) END)", interval_expr,
+                     num, c->scale, interval_expr);
         break;
     case DEN_FIELDS:
         if (field_sum_sql(o, c->den_fields, alias, den, sizeof(den)) < 0)

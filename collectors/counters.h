@@ -17,14 +17,7 @@
 #define COUNTER_MAX_FIELDS 16
 #define COUNTER_NAME_MAX   64 /* instance names, including the terminating NUL */
 
-enum object_id {
-    OBJ_PROCESSOR,
-    OBJ_DISK,
-    OBJ_NET,
-    OBJ_MEMORY,
-    OBJ_TCP,
-    OBJ_COUNT
-};
+enum object_id { OBJ_PROCESSOR, OBJ_DISK, OBJ_NET, OBJ_MEMORY, OBJ_TCP, OBJ_COUNT };
 
 enum field_kind {
     FIELD_CUM_U64, /* cumulative; going down means reset: no value this tick */
@@ -73,17 +66,58 @@ struct object_def {
 };
 
 /* Field indices, per object, in the order of the object's field table. */
-enum cpu_field { CPU_USER, CPU_NICE, CPU_SYSTEM, CPU_IDLE, CPU_IOWAIT, CPU_IRQ, CPU_SOFTIRQ,
-                 CPU_STEAL, CPU_NFIELDS };
-enum disk_field { DISK_RD_IOS, DISK_RD_MERGES, DISK_RD_SECTORS, DISK_RD_MS, DISK_WR_IOS,
-                  DISK_WR_MERGES, DISK_WR_SECTORS, DISK_WR_MS, DISK_IN_FLIGHT, DISK_IO_MS,
-                  DISK_QUEUE_MS, DISK_NFIELDS };
-enum net_field { NET_RX_BYTES, NET_RX_PACKETS, NET_RX_ERRS, NET_RX_DROP, NET_TX_BYTES,
-                 NET_TX_PACKETS, NET_TX_ERRS, NET_TX_DROP, NET_SPEED_MBPS, NET_MTU,
-                 NET_NFIELDS };
-enum mem_field { MEM_AVAILABLE_KB, MEM_CACHED_KB, MEM_BUFFERS_KB, MEM_DIRTY_KB,
-                 MEM_WRITEBACK_KB, MEM_DIRTIED_KB, MEM_WRITTEN_KB, MEM_PGPGIN_KB,
-                 MEM_PGPGOUT_KB, MEM_PGFAULT, MEM_PGMAJFAULT, MEM_NFIELDS };
+enum cpu_field {
+    CPU_USER,
+    CPU_NICE,
+    CPU_SYSTEM,
+    CPU_IDLE,
+    CPU_IOWAIT,
+    CPU_IRQ,
+    CPU_SOFTIRQ,
+    CPU_STEAL,
+    CPU_NFIELDS
+};
+enum disk_field {
+    DISK_RD_IOS,
+    DISK_RD_MERGES,
+    DISK_RD_SECTORS,
+    DISK_RD_MS,
+    DISK_WR_IOS,
+    DISK_WR_MERGES,
+    DISK_WR_SECTORS,
+    DISK_WR_MS,
+    DISK_IN_FLIGHT,
+    DISK_IO_MS,
+    DISK_QUEUE_MS,
+    DISK_NFIELDS
+};
+enum net_field {
+    NET_RX_BYTES,
+    NET_RX_PACKETS,
+    NET_RX_ERRS,
+    NET_RX_DROP,
+    NET_TX_BYTES,
+    NET_TX_PACKETS,
+    NET_TX_ERRS,
+    NET_TX_DROP,
+    NET_SPEED_MBPS,
+    NET_MTU,
+    NET_NFIELDS
+};
+enum mem_field {
+    MEM_AVAILABLE_KB,
+    MEM_CACHED_KB,
+    MEM_BUFFERS_KB,
+    MEM_DIRTY_KB,
+    MEM_WRITEBACK_KB,
+    MEM_DIRTIED_KB,
+    MEM_WRITTEN_KB,
+    MEM_PGPGIN_KB,
+    MEM_PGPGOUT_KB,
+    MEM_PGFAULT,
+    MEM_PGMAJFAULT,
+    MEM_NFIELDS
+};
 enum tcp_field { TCP_IN_SEGS, TCP_OUT_SEGS, TCP_RETRANS_SEGS, TCP_CURR_ESTAB, TCP_NFIELDS };
 
 /* The object table, indexed by enum object_id. Immutable; thread-safe. */

@@ -15,8 +15,8 @@
 
 struct delta_state;
 
-struct delta_state *delta_new(void); /* NULL on out of memory */
-void delta_free(struct delta_state *d);  /* accepts NULL */
+struct delta_state *delta_new(void);    /* NULL on out of memory */
+void delta_free(struct delta_state *d); /* accepts NULL */
 
 /* Forget every previous reading (after a gap in sampling too long to bridge). */
 void delta_reset(struct delta_state *d);

@@ -20,7 +20,8 @@ int64_t clock_wall_ns(void); /* CLOCK_REALTIME, ns since the epoch */
  */
 int64_t clock_next_tick_wall(int64_t last_tick_wall_ns, int64_t now_wall_ns, int64_t interval_ms);
 
-/* Ticks missed between two ticks `elapsed_ns` apart: 0 unless elapsed exceeds 1.5 intervals. Pure. */
+/* Ticks missed between two ticks `elapsed_ns` apart: 0 unless elapsed exceeds 1.5 intervals. Pure.
+ */
 uint32_t clock_missed_ticks(int64_t elapsed_ns, int64_t interval_ms);
 
 #endif

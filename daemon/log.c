@@ -85,7 +85,7 @@ static void log_emit(enum log_level lvl, int errnum, const char *fmt, va_list ap
     }
 }
 
-#define LOG_FN(fn, lvl, with_errno)                                                               \
+#define LOG_FN(fn, lvl, with_errno)                                                                \
     void fn(const char *fmt, ...)                                                                  \
     {                                                                                              \
         int e = errno;                                                                             \

@@ -17,8 +17,8 @@ struct sampler_settings {
 };
 
 struct sampler_stats {
-    uint64_t ticks;          /* ticks taken since start */
-    uint64_t missed;         /* ticks that came too late and were folded into a longer interval */
+    uint64_t ticks;  /* ticks taken since start */
+    uint64_t missed; /* ticks that came too late and were folded into a longer interval */
     int64_t last_tick_wall_ms;
     int64_t last_interval_ms;
     int64_t interval_ms;     /* the interval in force */

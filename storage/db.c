@@ -47,8 +47,7 @@ struct db {
  * transaction as the version bump. Version 1 is the first released schema, so there are none yet;
  * tests/unit/test_db.c opens a version-1 database from tests/fixtures/db/ to prove the path.
  */
-static const char *const migrations[DB_SCHEMA_VERSION - 1 > 0 ? DB_SCHEMA_VERSION - 1 : 1] = {
-    NULL};
+static const char *const migrations[DB_SCHEMA_VERSION - 1 > 0 ? DB_SCHEMA_VERSION - 1 : 1] = {NULL};
 
 static uint32_t name_hash(const char *s)
 {
@@ -504,8 +503,7 @@ static int maintain_minutes(struct db *d, int64_t now_ms)
     int64_t upto, left;
     int rc = 0;
 
-    upto = query_int(d,
-                     "SELECT max(id) FROM ticks WHERE id > ?1 AND id <= ?1 + 3600 AND t_ms < ?2",
+    upto = query_int(d, "SELECT max(id) FROM ticks WHERE id > ?1 AND id <= ?1 + 3600 AND t_ms < ?2",
                      last, minute_start, last);
     for (int o = 0; rc == 0 && upto > last && o < OBJ_COUNT; o++) {
         sqlite3_bind_int64(d->rollup_1m[o], 1, last);
@@ -514,8 +512,9 @@ static int maintain_minutes(struct db *d, int64_t now_ms)
     }
     if (rc == 0 && upto > last)
         rc = meta_set(d, "rollup_1m_tick", upto, NULL);
-    left = query_int(d, "SELECT count(*) FROM (SELECT 1 FROM ticks WHERE id > ?1 AND t_ms < ?2 LIMIT 1)",
-                     upto, minute_start, 0);
+    left = query_int(
+        d, "SELECT count(*) FROM (SELECT 1 FROM ticks WHERE id > ?1 AND t_ms < ?2 LIMIT 1)", upto,
+        minute_start, 0);
     if (rc == 0 && !left)
         rc = meta_set(d, "rollup_1m_until_ms", minute_start, NULL);
     if (rc < 0)
@@ -553,7 +552,8 @@ static int maintain_hours(struct db *d, int64_t now_ms)
     return end < until;
 }
 
-/* Delete the oldest rows past their retention, a bounded batch per call. Returns 1 if more remain. */
+/* Delete the oldest rows past their retention, a bounded batch per call. Returns 1 if more remain.
+ */
 static int maintain_retention(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
     struct sbuf b = {0};

@@ -16,8 +16,8 @@ struct sbuf {
 void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append `s` as an SQL string literal: quoted, with ' doubled. */
 void sbuf_sql_quote(struct sbuf *b, const char *s);
-int sbuf_ok(const struct sbuf *b);  /* 1 unless an allocation failed */
-char *sbuf_take(struct sbuf *b);    /* the string (caller frees), or NULL after a failure */
+int sbuf_ok(const struct sbuf *b); /* 1 unless an allocation failed */
+char *sbuf_take(struct sbuf *b);   /* the string (caller frees), or NULL after a failure */
 void sbuf_free(struct sbuf *b);
 
 #endif

@@ -15,8 +15,9 @@
 
 static void object_table(struct sbuf *b, const struct object_def *o)
 {
-    sbuf_printf(b, "CREATE TABLE IF NOT EXISTS %s (\n  tick INTEGER NOT NULL,\n  inst INTEGER NOT NULL",
-                o->table);
+    sbuf_printf(
+        b, "CREATE TABLE IF NOT EXISTS %s (\n  tick INTEGER NOT NULL,\n  inst INTEGER NOT NULL",
+        o->table);
     for (size_t f = 0; f < o->nfields; f++)
         sbuf_printf(b, ",\n  %s INTEGER", o->fields[f].column);
     sbuf_printf(b, ",\n  PRIMARY KEY (tick, inst)\n) WITHOUT ROWID;\n");
@@ -35,42 +36,42 @@ static void rollup_table(struct sbuf *b, const struct object_def *o, const char 
 
 void schema_tables(struct sbuf *b)
 {
-    sbuf_printf(b,
-                "CREATE TABLE IF NOT EXISTS meta (\n  key TEXT PRIMARY KEY,\n  value\n) WITHOUT ROWID;\n"
-                "CREATE TABLE IF NOT EXISTS ticks (\n"
-                "  id INTEGER PRIMARY KEY,\n"
-                "  t_ms INTEGER NOT NULL,\n"
-                "  interval_ms INTEGER,\n"
-                "  missed INTEGER NOT NULL DEFAULT 0\n);\n"
-                "CREATE INDEX IF NOT EXISTS ticks_t_ms ON ticks (t_ms);\n"
-                "CREATE TABLE IF NOT EXISTS instances (\n"
-                "  id INTEGER PRIMARY KEY,\n"
-                "  object TEXT NOT NULL,\n"
-                "  name TEXT NOT NULL,\n"
-                "  first_tick INTEGER,\n"
-                "  UNIQUE (object, name)\n);\n"
-                "CREATE TABLE IF NOT EXISTS counters (\n"
-                "  object TEXT NOT NULL,\n"
-                "  counter TEXT NOT NULL,\n"
-                "  unit TEXT NOT NULL,\n"
-                "  kind TEXT NOT NULL,\n"
-                "  rollup_column TEXT NOT NULL,\n"
-                "  PRIMARY KEY (object, counter)\n) WITHOUT ROWID;\n"
-                "CREATE TABLE IF NOT EXISTS runs (\n"
-                "  id INTEGER PRIMARY KEY,\n"
-                "  label TEXT,\n"
-                "  command TEXT,\n"
-                "  host TEXT,\n"
-                "  pid INTEGER,\n"
-                "  status TEXT,\n"
-                "  start_ms INTEGER NOT NULL,\n"
-                "  end_ms INTEGER,\n"
-                "  settled_ms INTEGER,\n"
-                "  exit_code INTEGER,\n"
-                "  payload_bytes INTEGER,\n"
-                "  files INTEGER,\n"
-                "  tool_output TEXT,\n"
-                "  report_json TEXT\n);\n");
+    sbuf_printf(
+        b, "CREATE TABLE IF NOT EXISTS meta (\n  key TEXT PRIMARY KEY,\n  value\n) WITHOUT ROWID;\n"
+           "CREATE TABLE IF NOT EXISTS ticks (\n"
+           "  id INTEGER PRIMARY KEY,\n"
+           "  t_ms INTEGER NOT NULL,\n"
+           "  interval_ms INTEGER,\n"
+           "  missed INTEGER NOT NULL DEFAULT 0\n);\n"
+           "CREATE INDEX IF NOT EXISTS ticks_t_ms ON ticks (t_ms);\n"
+           "CREATE TABLE IF NOT EXISTS instances (\n"
+           "  id INTEGER PRIMARY KEY,\n"
+           "  object TEXT NOT NULL,\n"
+           "  name TEXT NOT NULL,\n"
+           "  first_tick INTEGER,\n"
+           "  UNIQUE (object, name)\n);\n"
+           "CREATE TABLE IF NOT EXISTS counters (\n"
+           "  object TEXT NOT NULL,\n"
+           "  counter TEXT NOT NULL,\n"
+           "  unit TEXT NOT NULL,\n"
+           "  kind TEXT NOT NULL,\n"
+           "  rollup_column TEXT NOT NULL,\n"
+           "  PRIMARY KEY (object, counter)\n) WITHOUT ROWID;\n"
+           "CREATE TABLE IF NOT EXISTS runs (\n"
+           "  id INTEGER PRIMARY KEY,\n"
+           "  label TEXT,\n"
+           "  command TEXT,\n"
+           "  host TEXT,\n"
+           "  pid INTEGER,\n"
+           "  status TEXT,\n"
+           "  start_ms INTEGER NOT NULL,\n"
+           "  end_ms INTEGER,\n"
+           "  settled_ms INTEGER,\n"
+           "  exit_code INTEGER,\n"
+           "  payload_bytes INTEGER,\n"
+           "  files INTEGER,\n"
+           "  tool_output TEXT,\n"
+           "  report_json TEXT\n);\n");
     for (int o = 0; o < OBJ_COUNT; o++) {
         object_table(b, &counter_objects[o]);
         rollup_table(b, &counter_objects[o], "1m");
@@ -130,14 +131,16 @@ int schema_views(struct sbuf *b)
     int first = 1;
 
     sbuf_printf(b, "DROP VIEW IF EXISTS counter_values;\nDROP VIEW IF EXISTS counter_rollups;\n");
-    sbuf_printf(b, "CREATE VIEW counter_values (t_ms, time_utc, interval_ms, path, object, instance, "
-                   "counter, value) AS\n");
+    sbuf_printf(b,
+                "CREATE VIEW counter_values (t_ms, time_utc, interval_ms, path, object, instance, "
+                "counter, value) AS\n");
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
         for (size_t k = 0; k < od->ncounters; k++) {
             const struct counter_def *c = &od->counters[k];
-            sbuf_printf(b, "%sSELECT t.t_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', t.t_ms / 1000.0, "
-                           "'unixepoch'), t.interval_ms, ",
+            sbuf_printf(b,
+                        "%sSELECT t.t_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', t.t_ms / 1000.0, "
+                        "'unixepoch'), t.interval_ms, ",
                         first ? "" : "UNION ALL\n");
             path_expr(b, od, c);
             sbuf_printf(b, ", ");
@@ -147,8 +150,9 @@ int schema_views(struct sbuf *b)
             sbuf_printf(b, ", ");
             if (counter_expr(b, od, c) < 0)
                 return -1;
-            sbuf_printf(b, "\n  FROM %s o JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = "
-                           "o.inst\n",
+            sbuf_printf(b,
+                        "\n  FROM %s o JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = "
+                        "o.inst\n",
                         od->table);
             first = 0;
         }
@@ -156,8 +160,9 @@ int schema_views(struct sbuf *b)
     sbuf_printf(b, ";\n");
 
     first = 1;
-    sbuf_printf(b, "CREATE VIEW counter_rollups (tier, bucket_ms, time_utc, path, object, instance, "
-                   "counter, n, min, avg, max) AS\n");
+    sbuf_printf(b,
+                "CREATE VIEW counter_rollups (tier, bucket_ms, time_utc, path, object, instance, "
+                "counter, n, min, avg, max) AS\n");
     for (int tier = 0; tier < 2; tier++) {
         const char *suffix = tier ? "1h" : "1m";
         for (int o = 0; o < OBJ_COUNT; o++) {

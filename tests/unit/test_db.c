@@ -64,11 +64,12 @@ static void test_view_matches_eval(void)
     db_close(d);
 
     CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
-    CHECK_INT(sqlite3_prepare_v2(conn,
-                                 "SELECT t_ms, interval_ms, object, instance, counter, value, path, "
-                                 "time_utc FROM counter_values",
-                                 -1, &st, NULL),
-              SQLITE_OK);
+    CHECK_INT(
+        sqlite3_prepare_v2(conn,
+                           "SELECT t_ms, interval_ms, object, instance, counter, value, path, "
+                           "time_utc FROM counter_values",
+                           -1, &st, NULL),
+        SQLITE_OK);
     while (sqlite3_step(st) == SQLITE_ROW) {
         int64_t t_ms = sqlite3_column_int64(st, 0);
         int i = (int)((t_ms - 1795974000000LL) / 1000);
@@ -156,12 +157,13 @@ static void test_rollups_and_retention(void)
     while (more > 0 && ++guard < 100);
     CHECK_INT(more, 0);
     CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
-    CHECK_INT(sqlite3_prepare_v2(conn,
-                                 "SELECT bucket_ms, n, min, avg, max FROM counter_rollups WHERE "
-                                 "tier = '1m' AND path = '\\PhysicalDisk(vda)\\Disk Read Bytes/sec' "
-                                 "ORDER BY bucket_ms",
-                                 -1, &st, NULL),
-              SQLITE_OK);
+    CHECK_INT(
+        sqlite3_prepare_v2(conn,
+                           "SELECT bucket_ms, n, min, avg, max FROM counter_rollups WHERE "
+                           "tier = '1m' AND path = '\\PhysicalDisk(vda)\\Disk Read Bytes/sec' "
+                           "ORDER BY bucket_ms",
+                           -1, &st, NULL),
+        SQLITE_OK);
     CHECK_INT(sqlite3_step(st), SQLITE_ROW);
     CHECK_INT(sqlite3_column_int64(st, 0), t0);
     CHECK_INT(sqlite3_column_int64(st, 1), 60);
@@ -327,12 +329,13 @@ static void test_old_version_fixture(void)
     tick_free(t);
     db_close(d);
     CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
-    CHECK_INT(sqlite3_prepare_v2(conn,
-                                 "SELECT count(DISTINCT t_ms), (SELECT value FROM meta WHERE key = "
-                                 "'host'), (PRAGMA_user_version) FROM counter_values, "
-                                 "(SELECT user_version AS PRAGMA_user_version FROM pragma_user_version)",
-                                 -1, &st, NULL),
-              SQLITE_OK);
+    CHECK_INT(
+        sqlite3_prepare_v2(conn,
+                           "SELECT count(DISTINCT t_ms), (SELECT value FROM meta WHERE key = "
+                           "'host'), (PRAGMA_user_version) FROM counter_values, "
+                           "(SELECT user_version AS PRAGMA_user_version FROM pragma_user_version)",
+                           -1, &st, NULL),
+        SQLITE_OK);
     CHECK_INT(sqlite3_step(st), SQLITE_ROW);
     CHECK(sqlite3_column_int(st, 0) >= 2); /* the fixture's ticks and the new one */
     CHECK_INT(sqlite3_column_int(st, 2), DB_SCHEMA_VERSION);
