@@ -200,3 +200,42 @@ def offset_from_second_ms(t_ms):
     """Distance in ms of a timestamp from the nearest whole second."""
     r = t_ms % 1000
     return min(r, 1000 - r)
+
+
+def integrity_check(db_path, copy=False):
+    """Run PRAGMA integrity_check on db_path with an ordinary read-write sqlite3 connection, as a
+    user would; returns its first row ('ok' when sound) or the error text. With copy=True the
+    database and its -wal are copied to a temporary directory first, so the check (and its WAL
+    recovery and checkpoint on close) leaves the original files exactly as a crash left them."""
+    import shutil
+    path = db_path
+    tmp = None
+    if copy:
+        tmp = tempfile.mkdtemp(prefix="perflog-ic-")
+        path = os.path.join(tmp, os.path.basename(db_path))
+        for suffix in ("", "-wal"):
+            if os.path.exists(db_path + suffix):
+                shutil.copyfile(db_path + suffix, path + suffix)
+    try:
+        conn = sqlite3.connect(path, timeout=10)
+        try:
+            return conn.execute("PRAGMA integrity_check").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error as e:
+        return f"sqlite3 error: {e}"
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def log_lines(daemon, needle):
+    """The lines of the daemon's log that contain needle (case-insensitive)."""
+    return [ln for ln in daemon.log().splitlines() if needle.lower() in ln.lower()]
+
+
+def proc_cpu_seconds(pid):
+    """User + system CPU seconds used so far by process pid (all its threads)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
