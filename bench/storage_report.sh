@@ -7,11 +7,11 @@
 set -euo pipefail
 db=$1
 sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+echo "file bytes: $(stat -c %s "$db") (after checkpoint)"
 sqlite3 "$db" <<'SQL'
 .mode list
 SELECT 'ticks stored: ' || count(*) || ', first ' || min(time_utc) || ', last ' || max(time_utc)
   FROM (SELECT strftime('%Y-%m-%dT%H:%M:%SZ', t_ms / 1000, 'unixepoch') AS time_utc FROM ticks);
-SELECT 'file bytes: ' || (SELECT page_count FROM pragma_page_count) * (SELECT page_size FROM pragma_page_size);
 WITH raw AS (SELECT sum(pgsize) AS bytes FROM dbstat
              WHERE name IN ('ticks', 'ticks_t_ms', 'instances', 'obj_processor', 'obj_disk',
                             'obj_net', 'obj_memory', 'obj_tcp')),

@@ -148,6 +148,7 @@ static void sampler_settings_of(const struct cfg *c, struct sampler_settings *s)
 static void writer_settings_of(const struct cfg *c, struct writer_settings *s)
 {
     s->commit_interval_ms = c->commit_interval_ms;
+    s->tick_interval_ms = c->interval_ms;
     s->retention.raw_days = c->raw_days;
     s->retention.minute_days = c->minute_days;
     s->retention.hour_days = c->hour_days;

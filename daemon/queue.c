@@ -178,5 +178,6 @@ void queue_get_stats(struct tick_queue *q, struct queue_stats *out)
     out->queued = q->n;
     out->in_flight = q->in_flight;
     out->dropped = q->dropped;
+    out->capacity = q->cap;
     pthread_mutex_unlock(&q->lock);
 }

@@ -21,6 +21,7 @@ struct queue_stats {
     size_t queued;    /* waiting to be taken */
     size_t in_flight; /* taken by the writer, not yet confirmed */
     uint64_t dropped; /* ticks lost because the bound was reached */
+    size_t capacity;  /* the bound: queued + in_flight never exceed it */
 };
 
 struct tick_queue *queue_new(size_t capacity); /* capacity >= 2; NULL on out of memory */

@@ -160,21 +160,28 @@ static int sleep_until(struct sampler *sp, int64_t mono_deadline_ns)
 static void *sampler_main(void *arg)
 {
     struct sampler *sp = arg;
-    int64_t last_wall = -1, last_mono = -1;
+    int64_t last_wall = -1, last_mono = -1, last_interval_ms = 0;
 
     pthread_setname_np(pthread_self(), "perflog-sample");
     raise_priority(sp->cur->s.rt_priority);
     for (;;) {
         int64_t interval_ms = sp->cur->s.interval_ms;
         int64_t now_wall = clock_wall_ns(), now_mono = clock_mono_ns();
-        int64_t target = clock_next_tick_wall(last_wall, now_wall, interval_ms);
-        int64_t wall, mono, elapsed = 0, t0;
+        /*
+         * After a reload changed the interval, the grid point "one new interval after the last
+         * tick" may lie past the first point of the new grid (500 -> 1000 ms after a tick at
+         * x.5 would skip x+1.0): the next tick is the first point of the new grid after now.
+         */
+        int switched = last_interval_ms > 0 && last_interval_ms != interval_ms;
+        int64_t target = clock_next_tick_wall(switched ? -1 : last_wall, now_wall, interval_ms);
+        int64_t deadline = now_mono + (target - now_wall);
+        int64_t wall, mono, elapsed = 0, late, t0;
         uint32_t missed = 0;
         struct tick *t;
 
-        if (sleep_until(sp, now_mono + (target - now_wall)))
+        if (sleep_until(sp, deadline))
             break;
-        if (clock_mono_ns() < now_mono + (target - now_wall)) {
+        if (clock_mono_ns() < deadline) {
             apply_pending(sp); /* woken early by new settings: re-plan the tick */
             continue;
         }
@@ -182,7 +189,11 @@ static void *sampler_main(void *arg)
         wall = clock_wall_ns();
         if (last_mono >= 0) {
             elapsed = mono - last_mono;
-            missed = clock_missed_ticks(elapsed, interval_ms);
+            /* How late against plan: one interval after the last tick, or across a switch the
+             * planned gap to the first point of the new grid (missed ticks are counted on the
+             * new grid; the gap itself is not a miss). */
+            late = elapsed - (switched ? deadline - last_mono : interval_ms * 1000000LL);
+            missed = clock_missed_ticks(late + interval_ms * 1000000LL, interval_ms);
             int64_t skew = (wall - last_wall) - elapsed;
             if (skew > 500000000LL || skew < -500000000LL)
                 log_warnx("wall clock stepped by %+.3f s; intervals still come from the "
@@ -190,7 +201,7 @@ static void *sampler_main(void *arg)
                           (double)skew / 1e9);
             if (missed)
                 log_warnx("sampler: tick %lld ms late, %u tick(s) missed",
-                          (long long)(elapsed / 1000000 - interval_ms), missed);
+                          (long long)(late / 1000000), missed);
         }
         t0 = clock_mono_ns();
         raw_sample_clear(&sp->raw);
@@ -210,6 +221,7 @@ static void *sampler_main(void *arg)
         pthread_mutex_unlock(&sp->lock);
         last_wall = wall;
         last_mono = mono;
+        last_interval_ms = interval_ms;
         apply_pending(sp);
     }
     return NULL;

@@ -124,11 +124,12 @@ static void *writer_main(void *arg)
 
     pthread_setname_np(pthread_self(), "perflog-write");
     for (;;) {
-        int64_t commit_ms, now, rc;
+        int64_t commit_ms, tick_ms, now, rc;
         int failing, stop;
 
         pthread_mutex_lock(&w->lock);
         commit_ms = w->settings.commit_interval_ms;
+        tick_ms = w->settings.tick_interval_ms;
         failing = w->stats.failing;
         stop = w->stop;
         pthread_mutex_unlock(&w->lock);
@@ -149,11 +150,25 @@ static void *writer_main(void *arg)
             }
             continue;
         }
-        /* Gather ticks for up to commit_interval_ms since the last commit. */
-        now = clock_mono_ns();
-        if (now - last_commit < commit_ms * 1000000LL &&
-            writer_pause(w, (commit_ms * 1000000LL - (now - last_commit)) / 1000000LL))
-            break;
+        /*
+         * Gather ticks so that one transaction carries several, but commit the first of them
+         * within commit_interval_ms - interval_ms of its arrival: the newest committed tick is
+         * then never more than commit_interval_ms (plus the write) older than a crash. (Timing
+         * the gathering from the previous commit instead kept the writer's start-up phase as a
+         * lag of up to a whole interval, growing by each write's duration.) Gather only what
+         * fits one batch of a queue that is not backed up: after an outage the held ticks go at
+         * once, since waiting would push the oldest out of a full queue.
+         */
+        if (commit_ms > tick_ms) {
+            int64_t window = commit_ms - tick_ms;
+            struct queue_stats qs;
+
+            queue_get_stats(w->queue, &qs);
+            if ((int64_t)qs.queued + (tick_ms > 0 ? window / tick_ms : 0) <
+                    (int64_t)(qs.capacity / 2) &&
+                writer_pause(w, window))
+                break;
+        }
         rc = write_batch(w, WRITER_BATCH_MAX, 0);
         last_commit = clock_mono_ns();
         if (rc > 0 && last_commit - last_maint >= MAINT_PERIOD_MS * 1000000LL) {

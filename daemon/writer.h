@@ -12,7 +12,11 @@
 #include <stdint.h>
 
 struct writer_settings {
-    int64_t commit_interval_ms; /* gather ticks this long before one commit; 0: commit each tick */
+    /* A tick waits at most commit_interval_ms - tick_interval_ms (gathered with the ones after
+     * it) before it is committed, so a crash loses at most commit_interval_ms of ticks; 0: commit
+     * each tick. tick_interval_ms is the sampling interval. */
+    int64_t commit_interval_ms;
+    int64_t tick_interval_ms;
     struct db_retention retention;
 };
 

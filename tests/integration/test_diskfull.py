@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""A full disk: the database lives on a small tmpfs that a filler file fills to ENOSPC.
+
+Scenario A (max_held_ticks 120, interval 1000 ms): perflogd writes ticks, then the filesystem is
+filled so SQLite gets SQLITE_FULL. Checks: the daemon stays alive and keeps sampling, the error is
+logged once (one log line mentions 'disk full', however many retries), and ~8 s later the filler is
+deleted: within a few seconds every tick held in memory is written, so the stored series has no hole
+(consecutive ticks one interval apart across the whole full period, missed = 0, interval_ms right),
+the log says the database is writable again, and PRAGMA integrity_check is 'ok'.
+
+Scenario B (max_held_ticks 10, interval 200 ms, full for 5 s, i.e. ~25 ticks for 10 places): the
+oldest held ticks are dropped and the newest kept: the stored series has exactly one hole, inside the
+full period; after it the ticks run without a gap up to the end; at most max_held_ticks of them were
+sampled while the disk was full; the daemon keeps going and writes new ticks afterwards. What the log
+says about the loss is printed (the drop count is meant for /api/v1/health).
+"""
+import errno
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perflogtest import Daemon, check, finish, integrity_check, log_lines, require_root  # noqa: E402
+
+TMPFS_SIZE = "4m"
+STARTED = []  # daemons to stop whatever happens, before the tmpfs is unmounted
+
+
+def mount_tmpfs(path):
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={TMPFS_SIZE}", "tmpfs", path],
+                       capture_output=True, text=True)
+    return r.returncode == 0, (r.stderr or r.stdout).strip()
+
+
+def umount(path):
+    subprocess.run(["umount", "-l", path], capture_output=True)
+
+
+def fill(path):
+    """Write a filler file until the filesystem says ENOSPC; returns the bytes written."""
+    total = 0
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        for chunk in (1 << 20, 1 << 16, 4096, 512, 1):
+            buf = b"\xa5" * chunk
+            while True:
+                try:
+                    n = os.write(fd, buf)
+                except OSError as e:
+                    if e.errno != errno.ENOSPC:
+                        raise
+                    break
+                total += n
+                if n < chunk:
+                    break
+    finally:
+        os.close(fd)
+    return total
+
+
+def free_bytes(path):
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+def wait_log(d, needle, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if log_lines(d, needle):
+            return time.time()
+        time.sleep(0.05)
+    return None
+
+
+def started(d):
+    STARTED.append(d)
+    return d
+
+
+def all_ticks(d):
+    return d.query("SELECT t_ms, interval_ms, missed FROM ticks ORDER BY t_ms")
+
+
+def scenario_a(mnt):
+    iv = 1000
+    d = Daemon(config={"interval_ms": iv, "max_held_ticks": 120, "commit_interval_ms": 1000},
+               db=os.path.join(mnt, "perflog.db"))
+    started(d).start(wait_ticks=3)
+    filler = os.path.join(mnt, "filler")
+    t_fill = time.time()
+    nfill = fill(filler)
+    print(f"A: filled the tmpfs with {nfill} bytes ({free_bytes(mnt)} bytes left) at "
+          f"{time.strftime('%H:%M:%S', time.gmtime(t_fill))}", flush=True)
+    t_err = wait_log(d, "disk full", 10)
+    check(t_err is not None, f"A: disk full logged within 10 s (after {t_err - t_fill:.1f} s)" if t_err
+          else "A: disk full logged within 10 s of filling the filesystem")
+    if t_err is None:
+        d.stop()
+        return
+    # stay full ~8 s
+    time.sleep(max(0.0, t_err + 8 - time.time()))
+    alive = d.proc.poll() is None
+    check(alive, "A: perflogd still running after 8 s on a full disk")
+    n_full_lines = len(log_lines(d, "disk full"))
+    stored_while_full = d.tick_count()
+    t_free = time.time()
+    os.unlink(filler)
+    t_back = wait_log(d, "writable again", 10)
+    check(t_back is not None, f"A: 'writable again' logged {t_back - t_free:.1f} s after the filler was deleted"
+          if t_back else "A: 'writable again' logged within 10 s after the filler was deleted")
+    # every tick sampled until the disk was freed must be stored within a few seconds
+    deadline = time.time() + 10
+    caught_up = None
+    while time.time() < deadline:
+        rows = all_ticks(d)
+        if rows and rows[-1][0] >= t_free * 1000 and not holes(rows, iv):
+            caught_up = time.time()
+            break
+        time.sleep(0.1)
+    check(caught_up is not None and caught_up - t_free <= 5,
+          f"A: held ticks written {caught_up - t_free:.1f} s after the disk was freed (want <= 5 s)"
+          if caught_up else "A: held ticks written within 10 s after the disk was freed")
+    time.sleep(2)
+    rc = d.stop()
+    check(rc == 0, f"A: SIGTERM exit code {rc}")
+    rows = all_ticks(d)
+    held = [r for r in rows if t_fill * 1000 <= r[0] <= t_free * 1000]
+    print(f"A: {len(rows)} ticks stored; {stored_while_full} were in the database while it was full; "
+          f"{len(held)} ticks were sampled while the disk was full ({(t_free - t_fill):.1f} s) "
+          f"and written after it was freed", flush=True)
+    check(len(held) >= int(t_free - t_fill) - 1,
+          f"A: {len(held)} ticks sampled during {t_free - t_fill:.1f} s of full disk are stored (sampling went on)")
+    h = holes(rows, iv)
+    check(not h, f"A: no hole in {len(rows)} ticks from {rows[0][0]} to {rows[-1][0]}"
+                 + (f": holes {h[:5]}" if h else ""))
+    bad_iv = [r for r in rows[1:] if r[1] is None or abs(r[1] - iv) > 20]
+    check(not bad_iv, f"A: every interval_ms within {iv}±20" + (f"; off: {bad_iv[:5]}" if bad_iv else ""))
+    missed = sum(r[2] for r in rows)
+    check(missed == 0, f"A: missed = {missed} over the run (want 0)")
+    n_lines = len(log_lines(d, "disk full"))
+    check(n_full_lines == 1 and n_lines == 1,
+          f"A: 'disk full' logged once ({n_full_lines} lines after 8 s full, {n_lines} at the end)")
+    print("A: log:\n  " + "\n  ".join(d.log().splitlines()), flush=True)
+    ic = integrity_check(d.db)
+    check(ic == "ok", f"A: PRAGMA integrity_check = {ic!r}")
+
+
+def log_time_ms(line):
+    """The UTC time stamp that starts a perflogd log line, in ms since the epoch."""
+    import calendar
+    stamp = line.split(" ", 1)[0]  # 2026-11-29T19:55:10.696Z
+    secs = calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
+    return secs * 1000 + int(stamp[20:23])
+
+
+def holes(rows, iv):
+    """[(t_ms before, t_ms after)] where consecutive ticks are not one interval apart (±iv/4)."""
+    return [(a[0], b[0]) for a, b in zip(rows, rows[1:]) if abs((b[0] - a[0]) - iv) > iv // 4]
+
+
+def scenario_b(mnt):
+    iv, cap, full_s = 200, 10, 5.0
+    d = Daemon(config={"interval_ms": iv, "max_held_ticks": cap, "commit_interval_ms": 1000},
+               db=os.path.join(mnt, "perflog.db"))
+    started(d).start(wait_ticks=5)
+    filler = os.path.join(mnt, "filler")
+    before = d.query("SELECT max(t_ms) FROM ticks")[0][0]
+    t_fill = time.time()
+    fill(filler)
+    t_err = wait_log(d, "disk full", 10)
+    check(t_err is not None, "B: disk full logged")
+    if t_err is None:
+        d.stop()
+        return
+    time.sleep(max(0.0, t_err + full_s - time.time()))
+    # the newest tick committed before the failure
+    last_ok = d.query("SELECT max(t_ms) FROM ticks")[0][0]
+    t_free = time.time()
+    os.unlink(filler)
+    check(wait_log(d, "writable again", 10) is not None, "B: 'writable again' logged after the filler was deleted")
+    time.sleep(3)
+    alive = d.proc.poll() is None
+    rc = d.stop()
+    check(alive and rc == 0, f"B: perflogd kept running through the overflow (alive {alive}, exit {rc})")
+    rows = all_ticks(d)
+    h = holes(rows, iv)
+    after_hole = [r for r in rows if h and r[0] >= h[0][1]]
+    sampled_full = [r for r in rows if r[0] > last_ok and r[0] <= t_free * 1000]
+    print(f"B: last tick committed before the failure at {last_ok} ({before} when filling began); "
+          f"disk full for {t_free - t_err:.1f} s = ~{(t_free - t_err) * 1000 / iv:.0f} ticks for "
+          f"{cap} places; holes: {[(a, b, (b - a) // iv - 1) for a, b in h]}", flush=True)
+    print(f"B: {len(sampled_full)} ticks of the full period stored: "
+          f"{[r[0] for r in sampled_full]}", flush=True)
+    check(len(h) == 1, f"B: exactly one hole in the stored series ({len(h)})")
+    if h:
+        lost = (h[0][1] - h[0][0]) // iv - 1
+        check(h[0][0] >= last_ok and h[0][1] <= t_free * 1000,
+              f"B: the hole ({lost} ticks, {h[0][0]}..{h[0][1]}) lies inside the full period")
+        check(lost >= (t_free - t_err) * 1000 / iv - 2 * cap,
+              f"B: the oldest ticks were dropped ({lost} lost)")
+        check(len(after_hole) > 10 and after_hole[-1][0] >= t_free * 1000 + 2000,
+              f"B: after the hole {len(after_hole)} ticks run without a gap to the end "
+              f"({after_hole[0][0]}..{after_hole[-1][0]}); the newest were kept")
+    check(1 <= len(sampled_full) <= cap,
+          f"B: {len(sampled_full)} ticks sampled while the disk was full are stored (<= max_held_ticks {cap})")
+    # the moment the database took writes again, from the log line's own time stamp
+    back = log_lines(d, "writable again")
+    if back:
+        t_back_ms = log_time_ms(back[0])
+        kept = [r for r in rows if last_ok < r[0] <= t_back_ms]
+        print(f"B: {len(kept)} ticks held at the moment the database was writable again "
+              f"({back[0][:24]}): {[r[0] for r in kept]}", flush=True)
+        check(cap - 1 <= len(kept) <= cap + 1,
+              f"B: the newest ~max_held_ticks were held and written: {len(kept)} (max_held_ticks {cap})")
+    missed = sum(r[2] for r in rows)
+    print(f"B: missed over the run = {missed}; the stored tick after the hole says interval_ms "
+          f"{after_hole[0][1] if after_hole else None}", flush=True)
+    drop_lines = [ln for ln in d.log().splitlines() if "drop" in ln.lower() or "lost" in ln.lower()]
+    print(f"B: log lines about dropped ticks: {drop_lines or 'none'}", flush=True)
+    check(len(log_lines(d, "disk full")) == 1, f"B: 'disk full' logged once ({len(log_lines(d, 'disk full'))})")
+    ic = integrity_check(d.db)
+    check(ic == "ok", f"B: PRAGMA integrity_check = {ic!r}")
+
+
+def main():
+    require_root()
+    base = tempfile.mkdtemp(prefix="perflog-diskfull-")
+    for name, scenario in (("A", scenario_a), ("B", scenario_b)):
+        mnt = os.path.join(base, name)
+        os.mkdir(mnt)
+        ok, err = mount_tmpfs(mnt)
+        if not check(ok, f"{name}: mount -t tmpfs -o size={TMPFS_SIZE} on {mnt}" + ("" if ok else f": {err}")):
+            continue
+        try:
+            scenario(mnt)
+        except RuntimeError as e:
+            check(False, f"{name}: {e}")
+        finally:
+            for d in STARTED:
+                if d.proc and d.proc.poll() is None:
+                    d.stop()
+            STARTED.clear()
+            umount(mnt)
+    finish()
+
+
+if __name__ == "__main__":
+    main()
