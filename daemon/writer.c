@@ -29,6 +29,7 @@ struct writer {
     struct writer_settings settings;
     struct writer_stats stats;
     int stop;
+    uint64_t dropped_at_failure; /* the queue's drop count when the failure began; writer thread */
     struct tick *batch[WRITER_BATCH_MAX];
 };
 
@@ -80,9 +81,16 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
         pthread_mutex_lock(&w->lock);
         w->stats.write_failures++;
         w->stats.last_error = rc;
-        if (!w->stats.failing)
-            log_error("database %s: %s (%s); holding ticks in memory and retrying every %d ms",
-                      db_path(w->db), error_text(rc), db_errmsg(w->db), RETRY_INTERVAL_MS);
+        if (!w->stats.failing) {
+            struct queue_stats qs;
+
+            queue_get_stats(w->queue, &qs);
+            w->dropped_at_failure = qs.dropped;
+            log_error("database %s: %s (%s); holding up to %zu ticks in memory and retrying every "
+                      "%d ms",
+                      db_path(w->db), error_text(rc), db_errmsg(w->db), qs.capacity,
+                      RETRY_INTERVAL_MS);
+        }
         w->stats.failing = 1;
         pthread_mutex_unlock(&w->lock);
         return rc;
@@ -91,8 +99,17 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
     for (size_t i = 0; i < n; i++)
         tick_free(w->batch[i]);
     pthread_mutex_lock(&w->lock);
-    if (w->stats.failing)
+    if (w->stats.failing) {
+        struct queue_stats qs;
+
+        queue_get_stats(w->queue, &qs);
         log_info("database %s is writable again; writing held ticks", db_path(w->db));
+        if (qs.dropped > w->dropped_at_failure)
+            log_warnx("database %s: %llu oldest tick(s) were dropped while it could not be "
+                      "written (max_held_ticks = %zu)",
+                      db_path(w->db), (unsigned long long)(qs.dropped - w->dropped_at_failure),
+                      qs.capacity);
+    }
     w->stats.failing = 0;
     w->stats.written += n;
     w->stats.last_commit_wall_ms = clock_wall_ns() / 1000000;

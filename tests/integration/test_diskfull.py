@@ -16,6 +16,7 @@ says about the loss is printed (the drop count is meant for /api/v1/health).
 """
 import errno
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -217,8 +218,12 @@ def scenario_b(mnt):
     missed = sum(r[2] for r in rows)
     print(f"B: missed over the run = {missed}; the stored tick after the hole says interval_ms "
           f"{after_hole[0][1] if after_hole else None}", flush=True)
-    drop_lines = [ln for ln in d.log().splitlines() if "drop" in ln.lower() or "lost" in ln.lower()]
+    drop_lines = [ln for ln in d.log().splitlines() if "were dropped" in ln]
     print(f"B: log lines about dropped ticks: {drop_lines or 'none'}", flush=True)
+    logged = [int(m.group(1)) for m in (re.search(r"(\d+) oldest tick\(s\) were dropped", ln)
+                                         for ln in drop_lines) if m]
+    check(len(logged) == 1 and h and logged[0] == (h[0][1] - h[0][0]) // iv - 1,
+          f"B: the recovery logs how many ticks were dropped ({logged}) and it matches the hole")
     check(len(log_lines(d, "disk full")) == 1, f"B: 'disk full' logged once ({len(log_lines(d, 'disk full'))})")
     ic = integrity_check(d.db)
     check(ic == "ok", f"B: PRAGMA integrity_check = {ic!r}")
