@@ -8,6 +8,7 @@
 #include "schema.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,17 +321,28 @@ static int prepare_all(struct db *d)
     return 0;
 }
 
+/* Process-wide SQLite settings, before SQLite initializes: no memory statistics, which would
+ * otherwise take a global mutex on every allocation. */
+static void sqlite_global_init(void)
+{
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int db_open(const char *path, const char *host, struct db **out, char *err, size_t errlen)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
     struct db *d = calloc(1, sizeof(*d));
     int rc;
 
+    pthread_once(&once, sqlite_global_init);
     if (!d || !(d->path = strdup(path))) {
         free(d);
         snprintf(err, errlen, "%s: out of memory", path);
         return -ENOMEM;
     }
-    rc = sqlite3_open_v2(path, &d->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    /* One thread at a time uses a struct db, so the connection needs no mutex of its own. */
+    rc = sqlite3_open_v2(path, &d->conn,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open database: %s", path,
                  d->conn ? sqlite3_errmsg(d->conn) : sqlite3_errstr(rc));
