@@ -273,6 +273,15 @@ fail:
     return rc < 0 ? rc : -EIO;
 }
 
+/* Prepare the SQL built in `b` (gen_rc: the builder's own result) and empty `b`. */
+static int prepare_built(struct db *d, struct sbuf *b, int gen_rc, sqlite3_stmt **out)
+{
+    int rc = (gen_rc < 0 || !sbuf_ok(b)) ? -ENOMEM : prepare(d, b->s, out);
+
+    sbuf_free(b);
+    return rc;
+}
+
 static int prepare_all(struct db *d)
 {
     struct sbuf b = {0};
@@ -299,22 +308,11 @@ static int prepare_all(struct db *d)
         for (size_t f = 0; f < od->nfields; f++)
             sbuf_printf(&b, ", ?");
         sbuf_printf(&b, ")");
-        if (!sbuf_ok(&b))
-            return -ENOMEM;
-        rc = prepare(d, b.s, &d->ins_row[o]);
-        sbuf_free(&b);
-        if (rc < 0)
-            return rc;
-        if (schema_rollup_minute(&b, o) < 0)
-            return -ENOMEM;
-        rc = prepare(d, b.s, &d->rollup_1m[o]);
-        sbuf_free(&b);
-        if (rc < 0)
-            return rc;
-        if (schema_rollup_hour(&b, o) < 0)
-            return -ENOMEM;
-        rc = prepare(d, b.s, &d->rollup_1h[o]);
-        sbuf_free(&b);
+        rc = prepare_built(d, &b, 0, &d->ins_row[o]);
+        if (rc == 0)
+            rc = prepare_built(d, &b, schema_rollup_minute(&b, o), &d->rollup_1m[o]);
+        if (rc == 0)
+            rc = prepare_built(d, &b, schema_rollup_hour(&b, o), &d->rollup_1h[o]);
         if (rc < 0)
             return rc;
     }
