@@ -175,7 +175,7 @@ static void *sampler_main(void *arg)
         int switched = last_interval_ms > 0 && last_interval_ms != interval_ms;
         int64_t target = clock_next_tick_wall(switched ? -1 : last_wall, now_wall, interval_ms);
         int64_t deadline = now_mono + (target - now_wall);
-        int64_t wall, mono, elapsed = 0, late, t0;
+        int64_t wall, mono, elapsed = 0, late, t0, tick_interval_ms;
         uint32_t missed = 0;
         struct tick *t;
 
@@ -206,8 +206,9 @@ static void *sampler_main(void *arg)
         t0 = clock_mono_ns();
         raw_sample_clear(&sp->raw);
         collector_collect(sp->collector, &sp->raw);
-        t = delta_tick(sp->delta, &sp->raw, wall / 1000000,
-                       last_mono >= 0 ? (elapsed + 500000) / 1000000 : 0, missed);
+        tick_interval_ms = last_mono >= 0 ? (elapsed + 500000) / 1000000 : 0;
+        t = delta_tick(sp->delta, &sp->raw, wall / 1000000, tick_interval_ms, missed);
+        /* After the push the tick belongs to the writer, which may free it at once. */
         if (t)
             queue_push(sp->queue, t);
         else
@@ -216,7 +217,7 @@ static void *sampler_main(void *arg)
         sp->stats.ticks++;
         sp->stats.missed += missed;
         sp->stats.last_tick_wall_ms = wall / 1000000;
-        sp->stats.last_interval_ms = t ? t->interval_ms : 0;
+        sp->stats.last_interval_ms = t ? tick_interval_ms : 0;
         sp->stats.last_collect_ns = clock_mono_ns() - t0;
         pthread_mutex_unlock(&sp->lock);
         last_wall = wall;
