@@ -113,12 +113,22 @@ class Daemon:
                 self.proc.kill()
                 self.proc.wait()
         self.logf.close()
+        self.check_sanitizers()
         return self.proc.returncode
 
     def kill9(self):
         self.proc.kill()
         self.proc.wait()
         self.logf.close()
+        self.check_sanitizers()
+
+    def check_sanitizers(self):
+        """A sanitizer report in the daemon's log fails the test, whatever the exit code said."""
+        reports = [l for l in self.log().splitlines()
+                   if "ERROR: AddressSanitizer" in l or "WARNING: ThreadSanitizer" in l
+                   or "runtime error:" in l or "ERROR: LeakSanitizer" in l]
+        if reports:
+            check(False, f"sanitizer report in {self.log_path}: {reports[0]}")
 
     def log(self):
         try:
