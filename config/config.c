@@ -51,7 +51,7 @@ void cfg_defaults(struct cfg *c)
     c->raw_days = 7;
     c->minute_days = 90;
     c->hour_days = 1825;
-    c->commit_interval_ms = 1000;
+    c->commit_interval_ms = 2000;
     c->max_held_ticks = 3600;
     c->sampler_rt_priority = 10;
 }

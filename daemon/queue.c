@@ -97,15 +97,26 @@ static void deadline_after(struct timespec *ts, int64_t timeout_ms)
     }
 }
 
-/* Wait for ticks or close. Lock held. */
-static void wait_nonempty(struct tick_queue *q, int64_t timeout_ms)
+/* Wait for at least `count` queued ticks, a close, or the timeout. Lock held. */
+static void wait_count(struct tick_queue *q, size_t count, int64_t timeout_ms)
 {
     struct timespec ts;
 
     deadline_after(&ts, timeout_ms);
-    while (q->n == 0 && !q->closed)
+    while (q->n < count && !q->closed)
         if (pthread_cond_timedwait(&q->nonempty, &q->lock, &ts) == ETIMEDOUT)
             break;
+}
+
+int queue_wait_count(struct tick_queue *q, size_t count, int64_t timeout_ms)
+{
+    int reached;
+
+    pthread_mutex_lock(&q->lock);
+    wait_count(q, count, timeout_ms);
+    reached = q->n >= count;
+    pthread_mutex_unlock(&q->lock);
+    return reached;
 }
 
 int queue_wait(struct tick_queue *q, int64_t timeout_ms)
@@ -113,7 +124,7 @@ int queue_wait(struct tick_queue *q, int64_t timeout_ms)
     int has;
 
     pthread_mutex_lock(&q->lock);
-    wait_nonempty(q, timeout_ms);
+    wait_count(q, 1, timeout_ms);
     has = q->n > 0;
     pthread_mutex_unlock(&q->lock);
     return has;
@@ -126,7 +137,7 @@ size_t queue_take(struct tick_queue *q, struct tick **out, size_t max, int64_t t
     if (max > q->cap / 2)
         max = q->cap / 2 ? q->cap / 2 : 1;
     pthread_mutex_lock(&q->lock);
-    wait_nonempty(q, timeout_ms);
+    wait_count(q, 1, timeout_ms);
     while (k < max && q->n > 0) {
         out[k++] = q->ring[q->head];
         q->ring[q->head] = NULL;

@@ -46,6 +46,8 @@ void queue_give_back(struct tick_queue *q, struct tick **ticks, size_t n);
 void queue_close(struct tick_queue *q);
 /* Wait up to timeout_ms for a push (or close). Returns 1 if ticks are queued. */
 int queue_wait(struct tick_queue *q, int64_t timeout_ms);
+/* Wait up to timeout_ms until at least `count` ticks are queued (or close). Returns 1 if so. */
+int queue_wait_count(struct tick_queue *q, size_t count, int64_t timeout_ms);
 
 void queue_get_stats(struct tick_queue *q, struct queue_stats *out);
 

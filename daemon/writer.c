@@ -168,23 +168,23 @@ static void *writer_main(void *arg)
             continue;
         }
         /*
-         * Gather ticks so that one transaction carries several, but commit the first of them
-         * within commit_interval_ms - interval_ms of its arrival: the newest committed tick is
-         * then never more than commit_interval_ms (plus the write) older than a crash. (Timing
-         * the gathering from the previous commit instead kept the writer's start-up phase as a
-         * lag of up to a whole interval, growing by each write's duration.) Gather only what
-         * fits one batch of a queue that is not backed up: after an outage the held ticks go at
-         * once, since waiting would push the oldest out of a full queue.
+         * Gather ticks so that one transaction carries commit_interval_ms of them: commit as soon
+         * as that many are queued, or when the first has waited commit_interval_ms - interval_ms
+         * (plus a tenth of an interval, for the next tick's own collection time). Ticks arrive
+         * one interval apart, so a kill -9 loses at most the ticks of the last
+         * commit_interval_ms. Gather only what fits one batch of a queue that is not backed up:
+         * after an outage the held ticks go at once, since waiting would push the oldest out of
+         * a full queue.
          */
-        if (commit_ms > tick_ms) {
-            int64_t window = commit_ms - tick_ms;
+        if (commit_ms > tick_ms && tick_ms > 0) {
+            size_t want = (size_t)(commit_ms / tick_ms);
             struct queue_stats qs;
 
             queue_get_stats(w->queue, &qs);
-            if ((int64_t)qs.queued + (tick_ms > 0 ? window / tick_ms : 0) <
-                    (int64_t)(qs.capacity / 2) &&
-                writer_pause(w, window))
-                break;
+            if (want > WRITER_BATCH_MAX)
+                want = WRITER_BATCH_MAX;
+            if (qs.queued + want < qs.capacity / 2)
+                queue_wait_count(w->queue, want, commit_ms - tick_ms + tick_ms / 10);
         }
         rc = write_batch(w, WRITER_BATCH_MAX, 0);
         last_commit = clock_mono_ns();
