@@ -52,6 +52,7 @@ struct tick {
     int64_t wall_ms;     /* real UTC time of the sample, ms since the epoch */
     int64_t interval_ms; /* real elapsed time since the previous tick (monotonic); 0: first tick */
     uint32_t missed;     /* ticks that should have happened before this one and did not */
+    int64_t queued_mono_ns; /* when the sampler queued it (daemon/queue.c) */
     struct tick_object obj[OBJ_COUNT];
 };
 

@@ -16,6 +16,7 @@ struct tick_queue {
     size_t in_flight;
     uint64_t dropped;
     int closed;
+    size_t wake_at; /* a push signals a waiting taker once this many ticks are queued */
 };
 
 struct tick_queue *queue_new(size_t capacity)
@@ -34,6 +35,7 @@ struct tick_queue *queue_new(size_t capacity)
         return NULL;
     }
     q->cap = capacity;
+    q->wake_at = 1;
     pthread_mutex_init(&q->lock, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -64,10 +66,18 @@ static void drop_oldest(struct tick_queue *q)
     q->dropped++;
 }
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 size_t queue_push(struct tick_queue *q, struct tick *t)
 {
     size_t dropped = 0;
 
+    t->queued_mono_ns = mono_ns();
     pthread_mutex_lock(&q->lock);
     while (q->n > 0 && q->n + q->in_flight >= q->cap) {
         drop_oldest(q);
@@ -81,7 +91,9 @@ size_t queue_push(struct tick_queue *q, struct tick *t)
         q->dropped++;
         dropped++;
     }
-    pthread_cond_signal(&q->nonempty);
+    /* Waking the writer for a batch it will not take yet would cost it a context switch. */
+    if (q->n >= q->wake_at)
+        pthread_cond_signal(&q->nonempty);
     pthread_mutex_unlock(&q->lock);
     return dropped;
 }
@@ -113,10 +125,23 @@ int queue_wait_count(struct tick_queue *q, size_t count, int64_t timeout_ms)
     int reached;
 
     pthread_mutex_lock(&q->lock);
+    q->wake_at = count ? count : 1;
     wait_count(q, count, timeout_ms);
+    q->wake_at = 1;
     reached = q->n >= count;
     pthread_mutex_unlock(&q->lock);
     return reached;
+}
+
+int64_t queue_oldest_age_ms(struct tick_queue *q)
+{
+    int64_t age = -1;
+
+    pthread_mutex_lock(&q->lock);
+    if (q->n)
+        age = (mono_ns() - q->ring[q->head]->queued_mono_ns) / 1000000;
+    pthread_mutex_unlock(&q->lock);
+    return age;
 }
 
 int queue_wait(struct tick_queue *q, int64_t timeout_ms)

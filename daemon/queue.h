@@ -46,8 +46,11 @@ void queue_give_back(struct tick_queue *q, struct tick **ticks, size_t n);
 void queue_close(struct tick_queue *q);
 /* Wait up to timeout_ms for a push (or close). Returns 1 if ticks are queued. */
 int queue_wait(struct tick_queue *q, int64_t timeout_ms);
-/* Wait up to timeout_ms until at least `count` ticks are queued (or close). Returns 1 if so. */
+/* Wait up to timeout_ms until at least `count` ticks are queued (or close). Returns 1 if so.
+ * Meanwhile pushes do not wake the waiter before the count is reached. One waiter at a time. */
 int queue_wait_count(struct tick_queue *q, size_t count, int64_t timeout_ms);
+/* How long the oldest queued tick has been waiting, in ms; -1 when none is queued. */
+int64_t queue_oldest_age_ms(struct tick_queue *q);
 
 void queue_get_stats(struct tick_queue *q, struct queue_stats *out);
 

@@ -159,7 +159,32 @@ static void *writer_main(void *arg)
                 break;
             continue;
         }
-        if (!queue_wait(w->queue, 1000)) {
+        /*
+         * Gather ticks so that one transaction carries commit_interval_ms of them: commit as soon
+         * as that many are queued, or when the first has waited commit_interval_ms - interval_ms
+         * (plus a tenth of an interval, for the next tick's own collection time). Ticks arrive
+         * one interval apart, so a kill -9 loses at most the ticks of the last
+         * commit_interval_ms. The wait is one sleep per batch: the sampler wakes the writer only
+         * when the batch is complete. Gather only what fits one batch of a queue that is not
+         * backed up: after an outage the held ticks go at once, since waiting would push the
+         * oldest out of a full queue.
+         */
+        size_t want = 1;
+        int64_t window = 0, age;
+        if (commit_ms > tick_ms && tick_ms > 0) {
+            struct queue_stats qs;
+
+            queue_get_stats(w->queue, &qs);
+            want = (size_t)(commit_ms / tick_ms);
+            if (want > WRITER_BATCH_MAX)
+                want = WRITER_BATCH_MAX;
+            window = commit_ms - tick_ms + tick_ms / 10;
+            if (qs.queued + want >= qs.capacity / 2)
+                want = 1;
+        }
+        queue_wait_count(w->queue, want, want > 1 ? (int64_t)want * tick_ms + tick_ms / 10 : 1000);
+        age = queue_oldest_age_ms(w->queue);
+        if (age < 0) {
             now = clock_mono_ns();
             if (now - last_maint >= MAINT_PERIOD_MS * 1000000LL) {
                 run_maintenance(w);
@@ -167,25 +192,8 @@ static void *writer_main(void *arg)
             }
             continue;
         }
-        /*
-         * Gather ticks so that one transaction carries commit_interval_ms of them: commit as soon
-         * as that many are queued, or when the first has waited commit_interval_ms - interval_ms
-         * (plus a tenth of an interval, for the next tick's own collection time). Ticks arrive
-         * one interval apart, so a kill -9 loses at most the ticks of the last
-         * commit_interval_ms. Gather only what fits one batch of a queue that is not backed up:
-         * after an outage the held ticks go at once, since waiting would push the oldest out of
-         * a full queue.
-         */
-        if (commit_ms > tick_ms && tick_ms > 0) {
-            size_t want = (size_t)(commit_ms / tick_ms);
-            struct queue_stats qs;
-
-            queue_get_stats(w->queue, &qs);
-            if (want > WRITER_BATCH_MAX)
-                want = WRITER_BATCH_MAX;
-            if (qs.queued + want < qs.capacity / 2)
-                queue_wait_count(w->queue, want, commit_ms - tick_ms + tick_ms / 10);
-        }
+        if (want > 1 && age < window)
+            queue_wait_count(w->queue, want, window - age);
         rc = write_batch(w, WRITER_BATCH_MAX, 0);
         last_commit = clock_mono_ns();
         if (rc > 0 && last_commit - last_maint >= MAINT_PERIOD_MS * 1000000LL) {

@@ -64,7 +64,20 @@ int main(void)
     for (size_t i = 0; i < n; i++)
         free(out[i]);
     CHECK_INT(queue_take(q, out, 8, 50), 0);
+    /* Waiting for a count: times out short of it, returns at once when it is there. */
+    CHECK_INT(queue_oldest_age_ms(q), -1);
+    CHECK_INT(queue_push(q, mk(10)), 0);
+    CHECK_INT(queue_wait_count(q, 2, 30), 0);
+    CHECK(queue_oldest_age_ms(q) >= 30);
+    CHECK_INT(queue_push(q, mk(11)), 0);
+    CHECK_INT(queue_wait_count(q, 2, 5000), 1);
+    n = queue_take(q, out, 8, 0);
+    CHECK_INT(n, 2);
+    queue_taken_done(q, n);
+    for (size_t i = 0; i < n; i++)
+        free(out[i]);
     queue_close(q);
+    CHECK_INT(queue_wait_count(q, 3, 5000), 0); /* closed: no waiting */
     CHECK_INT(queue_take(q, out, 8, 5000), 0);
     CHECK_INT(queue_wait(q, 5000), 0);
     queue_free(q);
