@@ -53,7 +53,7 @@ void cfg_defaults(struct cfg *c)
     c->hour_days = 1825;
     c->commit_interval_ms = 2000;
     c->max_held_ticks = 3600;
-    c->sampler_rt_priority = 10;
+    c->sampler_rt_priority = 0;
 }
 
 /* The four glob lists of c, for code that treats them alike. */

@@ -120,7 +120,7 @@ static void check_is_default(const struct cfg *c)
     CHECK_INT(c->hour_days, 1825);
     CHECK_INT(c->commit_interval_ms, 2000);
     CHECK_INT(c->max_held_ticks, 3600);
-    CHECK_INT(c->sampler_rt_priority, 10);
+    CHECK_INT(c->sampler_rt_priority, 0);
 }
 
 /* ---- valid cases: one function per directory ---- */
