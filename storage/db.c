@@ -506,8 +506,9 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
  * current minute is rolled up, the minute tier is complete up to it ("rollup_1m_until_ms"), which
  * is what lets the hour tier proceed. Returns 1 if more remain.
  */
-static int maintain_minutes(struct db *d, int64_t now_ms)
+static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
+    (void)r;
     int64_t last = meta_get_int(d, "rollup_1m_tick", 0);
     int64_t minute_start = now_ms / MINUTE_MS * MINUTE_MS;
     int64_t upto, left;
@@ -533,7 +534,7 @@ static int maintain_minutes(struct db *d, int64_t now_ms)
 }
 
 /* Roll up completed hours from the minute tier, at most a day of them. Returns 1 if more remain. */
-static int maintain_hours(struct db *d, int64_t now_ms)
+static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
     int64_t until = meta_get_int(d, "rollup_1m_until_ms", 0) / HOUR_MS * HOUR_MS;
     int64_t next = meta_get_int(d, "rollup_1h_next_ms", -1);
@@ -541,6 +542,7 @@ static int maintain_hours(struct db *d, int64_t now_ms)
     int rc = 0;
 
     (void)now_ms; /* the minute tier's watermark already says how far time has gone */
+    (void)r;
     if (next < 0) {
         next = query_int(d, "SELECT min(bucket_ms) FROM obj_memory_1m", 0, 0, -1);
         if (next < 0)
@@ -615,32 +617,24 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
 
 int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
-    int (*steps[])(struct db *, int64_t) = {maintain_minutes, maintain_hours};
+    /* Each step is its own transaction: roll-ups first, so retention never deletes raw ticks
+     * whose minutes are not summarized yet. */
+    int (*const steps[])(struct db *, int64_t, const struct db_retention *) = {
+        maintain_minutes, maintain_hours, maintain_retention};
     int more = 0, rc;
 
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-        rc = exec(d, "BEGIN IMMEDIATE");
+        rc = step_done(d->begin);
         if (rc == 0)
-            rc = steps[i](d, now_ms);
+            rc = steps[i](d, now_ms, r);
         if (rc >= 0) {
             more |= rc;
-            rc = exec(d, "COMMIT");
+            rc = step_done(d->commit);
         }
         if (rc < 0) {
             rollback(d);
             return rc;
         }
-    }
-    rc = exec(d, "BEGIN IMMEDIATE");
-    if (rc == 0)
-        rc = maintain_retention(d, now_ms, r);
-    if (rc >= 0) {
-        more |= rc;
-        rc = exec(d, "COMMIT");
-    }
-    if (rc < 0) {
-        rollback(d);
-        return rc;
     }
     return more;
 }
