@@ -191,12 +191,12 @@ def scenario_b(mnt):
     sampled_full = [r for r in rows if r[0] > last_ok and r[0] <= t_free * 1000]
     print(f"B: last tick committed before the failure at {last_ok} ({before} when filling began); "
           f"disk full for {t_free - t_err:.1f} s = ~{(t_free - t_err) * 1000 / iv:.0f} ticks for "
-          f"{cap} places; holes: {[(a, b, (b - a) // iv - 1) for a, b in h]}", flush=True)
+          f"{cap} places; holes: {[(a, b, round((b - a) / iv) - 1) for a, b in h]}", flush=True)
     print(f"B: {len(sampled_full)} ticks of the full period stored: "
           f"{[r[0] for r in sampled_full]}", flush=True)
     check(len(h) == 1, f"B: exactly one hole in the stored series ({len(h)})")
     if h:
-        lost = (h[0][1] - h[0][0]) // iv - 1
+        lost = round((h[0][1] - h[0][0]) / iv) - 1
         check(h[0][0] >= last_ok and h[0][1] <= t_free * 1000,
               f"B: the hole ({lost} ticks, {h[0][0]}..{h[0][1]}) lies inside the full period")
         check(lost >= (t_free - t_err) * 1000 / iv - 2 * cap,
@@ -222,7 +222,7 @@ def scenario_b(mnt):
     print(f"B: log lines about dropped ticks: {drop_lines or 'none'}", flush=True)
     logged = [int(m.group(1)) for m in (re.search(r"(\d+) oldest tick\(s\) were dropped", ln)
                                          for ln in drop_lines) if m]
-    check(len(logged) == 1 and h and logged[0] == (h[0][1] - h[0][0]) // iv - 1,
+    check(len(logged) == 1 and h and logged[0] == round((h[0][1] - h[0][0]) / iv) - 1,
           f"B: the recovery logs how many ticks were dropped ({logged}) and it matches the hole")
     check(len(log_lines(d, "disk full")) == 1, f"B: 'disk full' logged once ({len(log_lines(d, 'disk full'))})")
     ic = integrity_check(d.db)
