@@ -137,6 +137,8 @@ static void row_delta(const struct object_def *od, const struct raw_row *prev,
 
     memcpy(out->name, cur->name, sizeof(out->name));
     out->null_mask = 0;
+    out->raw_mask = cur->present;
+    memcpy(out->raw, cur->v, sizeof(out->raw));
     /* A 64-bit counter that went down means the instance was re-created: no deltas at all. */
     for (size_t f = 0; prev && f < od->nfields; f++)
         if (od->fields[f].kind == FIELD_CUM_U64 && (cur->present & prev->present & (1ull << f)) &&
@@ -202,6 +204,7 @@ struct tick *delta_tick(struct delta_state *d, const struct raw_sample *cur, int
 
     if (!t)
         return NULL;
+    t->refs = 1;
     t->wall_ms = wall_ms;
     t->interval_ms = interval_ms;
     t->missed = missed;

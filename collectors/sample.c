@@ -3,6 +3,7 @@
  */
 #include "sample.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,9 +43,15 @@ void raw_sample_free(struct raw_sample *s)
     }
 }
 
+struct tick *tick_ref(struct tick *t)
+{
+    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+    return t;
+}
+
 void tick_free(struct tick *t)
 {
-    if (!t)
+    if (!t || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
         return;
     for (int i = 0; i < OBJ_COUNT; i++)
         free(t->obj[i].rows);

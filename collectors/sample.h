@@ -35,11 +35,18 @@ struct raw_row *raw_object_add(struct raw_object *o, const char *name, size_t na
 void raw_sample_clear(struct raw_sample *s); /* keeps the allocations */
 void raw_sample_free(struct raw_sample *s);  /* frees the rows; accepts a zeroed sample */
 
-/* One instance as stored: bit i of `null_mask` set means field i has no value this tick. */
+/*
+ * One instance as stored: bit i of `null_mask` set means field i has no value this tick. The raw
+ * reading rides along for /metrics (Prometheus wants the cumulative values themselves): bit i of
+ * `raw_mask` set means raw[i] holds field i as read. Computed rows (_Total sums) have no raw
+ * values. Storage ignores them.
+ */
 struct tick_row {
     char name[COUNTER_NAME_MAX];
     uint64_t null_mask;
     int64_t v[COUNTER_MAX_FIELDS];
+    uint64_t raw_mask;
+    uint64_t raw[COUNTER_MAX_FIELDS];
 };
 
 struct tick_object {
@@ -47,15 +54,21 @@ struct tick_object {
     size_t n;
 };
 
-/* One tick, as the sampler hands it to the writer. Heap-allocated; tick_free releases it. */
+/*
+ * One tick, as the sampler hands it to the writer. Heap-allocated and reference-counted: the queue
+ * (and the writer after it) hold one reference, the in-memory store of recent ticks another.
+ * Immutable once published, so holders read it without a lock. tick_free drops a reference.
+ */
 struct tick {
-    int64_t wall_ms;     /* real UTC time of the sample, ms since the epoch */
+    _Atomic unsigned refs; /* 1 when created */
+    int64_t wall_ms;       /* real UTC time of the sample, ms since the epoch */
     int64_t interval_ms; /* real elapsed time since the previous tick (monotonic); 0: first tick */
     uint32_t missed;     /* ticks that should have happened before this one and did not */
     int64_t queued_mono_ns; /* when the sampler queued it (daemon/queue.c) */
     struct tick_object obj[OBJ_COUNT];
 };
 
-void tick_free(struct tick *t); /* accepts NULL */
+struct tick *tick_ref(struct tick *t); /* adds a reference; returns t; thread-safe */
+void tick_free(struct tick *t); /* drops a reference, frees at 0; accepts NULL; thread-safe */
 
 #endif

@@ -24,6 +24,7 @@ static struct tick *mk_tick(int64_t wall_ms, int64_t interval_ms, unsigned *seed
     static const char *names[OBJ_COUNT] = {"0", "vda", "eth0", "", ""};
     struct tick *t = calloc(1, sizeof(*t));
 
+    t->refs = 1;
     t->wall_ms = wall_ms;
     t->interval_ms = interval_ms;
     for (int o = 0; o < OBJ_COUNT; o++) {
@@ -139,6 +140,7 @@ static void test_rollups_and_retention(void)
     /* 150 ticks at 1 s: disk vda reads 512 * (i % 10) bytes per second. */
     for (int i = 0; i < 150; i++) {
         struct tick *t = calloc(1, sizeof(*t));
+        t->refs = 1;
         t->wall_ms = t0 + i * 1000;
         t->interval_ms = 1000;
         t->obj[OBJ_DISK].rows = calloc(1, sizeof(struct tick_row));

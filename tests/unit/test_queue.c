@@ -9,6 +9,7 @@
 static struct tick *mk(int64_t ms)
 {
     struct tick *t = calloc(1, sizeof(*t));
+    t->refs = 1;
     t->wall_ms = ms;
     return t;
 }

@@ -1,0 +1,33 @@
+/*
+ * timeparse.h - the time and duration forms of the HTTP API (design section 5). Pure functions,
+ * no I/O, no clock reads: the caller passes "now".
+ *
+ * Times: RFC 3339 ("2026-11-29T18:00:00Z", "2026-11-29T18:00:00.250+01:00", "t" or " " as the
+ * separator, fraction up to nanoseconds, kept to the millisecond), Unix seconds ("1795974000",
+ * "1795974000.5", up to 9 fraction digits), "now", and offsets relative to now: "-10m", "now-1h",
+ * "now+30s", "-600" (a bare signed number is seconds relative to now). Units: ms, s, m, h, d, w.
+ * Durations (the `step` parameter): "60" (seconds), "500ms", "10s", "1m", "1h", "1d", "1w".
+ */
+#ifndef PERFLOG_TIMEPARSE_H
+#define PERFLOG_TIMEPARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Parse a time of s[0..len) (not NUL-terminated; no surrounding spaces allowed) relative to
+ * `now_ms` (UTC ms since the epoch). Returns 0 and sets *out_ms, or -EINVAL (bad syntax,
+ * impossible date such as Feb 30, fields out of range) or -ERANGE (outside years 1970..9999)
+ * with *out_ms untouched. Thread-safe.
+ */
+int tp_parse_time(const char *s, size_t len, int64_t now_ms, int64_t *out_ms);
+
+/* Parse a positive duration (> 0, at most 10 years). Returns 0 and sets *out_ms, or -EINVAL /
+ * -ERANGE with *out_ms untouched. Thread-safe. */
+int tp_parse_duration(const char *s, size_t len, int64_t *out_ms);
+
+/* Format ms since the epoch as RFC 3339 UTC with milliseconds ("2026-11-29T18:00:00.000Z") into
+ * buf (at least 25 bytes). Returns buf. */
+char *tp_format_utc(int64_t ms, char *buf, size_t cap);
+
+#endif
