@@ -54,6 +54,14 @@ void cfg_defaults(struct cfg *c)
     c->commit_interval_ms = 2000;
     c->max_held_ticks = 3600;
     c->sampler_rt_priority = 0;
+    c->auth_token[0] = '\0';
+    c->auth_read = 0;
+    c->http_threads = 2;
+    c->max_connections = 256;
+    c->connection_timeout_s = 10;
+    c->max_body_bytes = 65536;
+    c->max_url_bytes = 8192;
+    c->max_points = 100000;
 }
 
 /* The four glob lists of c, for code that treats them alike. */

@@ -40,6 +40,15 @@ struct cfg {
     int64_t commit_interval_ms; /* default 1000, range 0..2000 (0 = commit every tick) */
     int64_t max_held_ticks;     /* ticks held while the db cannot be written, 3600, 10..1000000 */
     int sampler_rt_priority;    /* SCHED_FIFO priority of the sampler, 10, 0 = do not ask, 0..99 */
+    /* HTTP API (design section 5) */
+    char auth_token[256];     /* "auth_token": "" = no auth; else 1..255 visible ASCII characters */
+    int auth_read;            /* "auth_read": true = GETs need the token too; default false */
+    int http_threads;         /* "http_threads": worker threads, default 2, 1..64 */
+    int max_connections;      /* "max_connections": default 256, 1..100000; more get a 503 */
+    int connection_timeout_s; /* "connection_timeout_s": idle/slow client cut-off, 10, 1..3600 */
+    int64_t max_body_bytes;   /* "max_body_bytes": default 65536, 1024..16777216; more: 413 */
+    int64_t max_url_bytes;    /* "max_url_bytes": default 8192, 256..65536; more: 414 */
+    int64_t max_points;       /* "max_points": per series per request, 100000, 100..100000000 */
 };
 
 /* Set every field to its default. Does not free anything: call it on a new or released cfg. */

@@ -19,7 +19,16 @@
 #define GOT_MAX        112
 #define QUOTE_SHOWN    48 /* bytes of a long string shown in a message before "..." */
 
-enum key_type { KEY_PATH, KEY_LISTEN, KEY_INT, KEY_LEVEL, KEY_GLOBS, KEY_OBJECT };
+enum key_type {
+    KEY_PATH,
+    KEY_LISTEN,
+    KEY_INT,
+    KEY_LEVEL,
+    KEY_TOKEN,
+    KEY_BOOL,
+    KEY_GLOBS,
+    KEY_OBJECT
+};
 
 struct key_def {
     const char *name;
@@ -72,11 +81,19 @@ static const struct key_def top_keys[] = {
     INT_KEY("commit_interval_ms", commit_interval_ms, 0, 2000),
     INT_KEY("max_held_ticks", max_held_ticks, 10, 1000000),
     INT_KEY("sampler_rt_priority", sampler_rt_priority, 0, 99),
+    {.name = "auth_token", .type = KEY_TOKEN, FIELD(auth_token)},
+    {.name = "auth_read", .type = KEY_BOOL, FIELD(auth_read)},
+    INT_KEY("http_threads", http_threads, 1, 64),
+    INT_KEY("max_connections", max_connections, 1, 100000),
+    INT_KEY("connection_timeout_s", connection_timeout_s, 1, 3600),
+    INT_KEY("max_body_bytes", max_body_bytes, 1024, 16777216),
+    INT_KEY("max_url_bytes", max_url_bytes, 256, 65536),
+    INT_KEY("max_points", max_points, 100, 100000000),
     {.name = NULL},
 };
 
 /* A value to check, from Jansson or from the command line, and how a message shows it. */
-enum value_kind { VAL_INT, VAL_STRING, VAL_OTHER };
+enum value_kind { VAL_INT, VAL_STRING, VAL_BOOL, VAL_OTHER };
 
 struct value {
     enum value_kind kind;
@@ -227,6 +244,9 @@ static void value_from_json(const json_t *j, struct value *v)
         v->kind = VAL_STRING;
         v->s = json_string_value(j);
         v->n = json_string_length(j);
+    } else if (json_is_boolean(j)) {
+        v->kind = VAL_BOOL;
+        v->i = json_is_true(j);
     }
     describe_json(j, v->got, sizeof(v->got));
 }
@@ -256,6 +276,10 @@ static void value_from_text(const struct key_def *k, const char *text, struct va
     v->n = strlen(text);
     if (k->type == KEY_INT && parse_int64(text, &v->i) == 0)
         v->kind = VAL_INT;
+    if (k->type == KEY_BOOL && (!strcmp(text, "true") || !strcmp(text, "false"))) {
+        v->kind = VAL_BOOL;
+        v->i = !strcmp(text, "true");
+    }
     quote_text(text, v->n, v->got, sizeof(v->got));
 }
 
@@ -333,6 +357,39 @@ static int set_level(const struct value *v, struct cfg *c, char *msg, size_t cap
     return 0;
 }
 
+/* A bearer token (RFC 6750 b64token is stricter; any visible ASCII is allowed here), or "". */
+static int set_token(const struct key_def *k, const struct value *v, struct cfg *c, char *msg,
+                     size_t cap)
+{
+    char *field = (char *)c + k->offset;
+
+    if (v->kind != VAL_STRING || v->n >= k->size) {
+        snprintf(msg, cap, "expected a string of at most %zu characters (\"\" for none), got %s",
+                 k->size - 1, v->got);
+        return -1;
+    }
+    for (size_t i = 0; i < v->n; i++)
+        if ((unsigned char)v->s[i] <= 0x20 || (unsigned char)v->s[i] >= 0x7f) {
+            snprintf(msg, cap, "a token is visible ASCII only (no spaces or control characters)");
+            return -1;
+        }
+    memcpy(field, v->s, v->n + 1);
+    return 0;
+}
+
+static int set_bool(const struct key_def *k, const struct value *v, struct cfg *c, char *msg,
+                    size_t cap)
+{
+    int x = (int)v->i;
+
+    if (v->kind != VAL_BOOL) {
+        snprintf(msg, cap, "expected true or false, got %s", v->got);
+        return -1;
+    }
+    memcpy((char *)c + k->offset, &x, sizeof(x));
+    return 0;
+}
+
 static int set_scalar(const struct key_def *k, const struct value *v, struct cfg *c, char *msg,
                       size_t cap)
 {
@@ -345,6 +402,10 @@ static int set_scalar(const struct key_def *k, const struct value *v, struct cfg
         return set_listen(v, c, msg, cap);
     case KEY_LEVEL:
         return set_level(v, c, msg, cap);
+    case KEY_TOKEN:
+        return set_token(k, v, c, msg, cap);
+    case KEY_BOOL:
+        return set_bool(k, v, c, msg, cap);
     case KEY_GLOBS:
     case KEY_OBJECT:
         break;

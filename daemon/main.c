@@ -5,6 +5,8 @@
 #include "clock.h"
 #include "config.h"
 #include "db.h"
+#include "http.h"
+#include "live.h"
 #include "log.h"
 #include "queue.h"
 #include "sampler.h"
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #define FLUSH_TIMEOUT_MS 5000
+#define LIVE_TICKS       600 /* newest ticks the API serves from memory (10 min at 1 s) */
 #define MAX_OVERRIDES    16
 
 static const char usage_text[] =
@@ -154,6 +157,64 @@ static void writer_settings_of(const struct cfg *c, struct writer_settings *s)
     s->retention.hour_days = c->hour_days;
 }
 
+/* What the API's health and /metrics read: the running threads' counters. */
+struct daemon_parts {
+    struct sampler *sp;
+    struct writer *w;
+    struct tick_queue *q;
+};
+
+static void daemon_stats(void *arg, struct api_stats *out)
+{
+    const struct daemon_parts *d = arg;
+    struct sampler_stats ss;
+    struct writer_stats ws;
+    struct queue_stats qs;
+
+    sampler_get_stats(d->sp, &ss);
+    writer_get_stats(d->w, &ws);
+    queue_get_stats(d->q, &qs);
+    out->ticks = ss.ticks;
+    out->missed = ss.missed;
+    out->last_tick_wall_ms = ss.last_tick_wall_ms;
+    out->last_collect_ns = ss.last_collect_ns;
+    out->interval_ms = ss.interval_ms;
+    out->written = ws.written;
+    out->write_failures = ws.write_failures;
+    out->writer_failing = ws.failing;
+    out->last_error = ws.last_error;
+    out->last_commit_wall_ms = ws.last_commit_wall_ms;
+    out->queued = qs.queued;
+    out->in_flight = qs.in_flight;
+    out->dropped = qs.dropped;
+}
+
+static int start_http(const struct cfg *c, const struct api_env *env, struct http_server **srv)
+{
+    struct http_settings hs = {0};
+    char host[256], err[512];
+    const char *why;
+    int rc;
+
+    if (cfg_listen_parse(c->listen_addr, host, sizeof(host), &hs.port, &why) < 0) {
+        log_error("listen %s: %s", c->listen_addr, why);
+        return -EINVAL;
+    }
+    hs.host = host;
+    hs.threads = c->http_threads;
+    hs.max_connections = c->max_connections;
+    hs.timeout_s = c->connection_timeout_s;
+    hs.max_body_bytes = c->max_body_bytes;
+    hs.max_url_bytes = c->max_url_bytes;
+    rc = http_start(&hs, env, srv, err, sizeof(err));
+    if (rc < 0)
+        log_error("%s", err);
+    else
+        log_info("HTTP API on http://%s%s%s:%d/ (%d threads)", strchr(host, ':') ? "[" : "", host,
+                 strchr(host, ':') ? "]" : "", hs.port, hs.threads);
+    return rc;
+}
+
 /* SIGHUP: re-read the config; apply what can change live, log what needs a restart. */
 static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, struct writer *w)
 {
@@ -195,7 +256,13 @@ int main(int argc, char **argv)
     struct writer *w = NULL;
     struct sampler *sp = NULL;
     struct db *db = NULL;
+    struct live *live = NULL;
+    struct http_server *srv = NULL;
+    struct daemon_parts parts;
+    struct api_env env = {0};
     char err[2048], host[256] = "localhost";
+    /* The API reads these while a reload rewrites cfg: its own copies, fixed until restart. */
+    static char api_db[sizeof(cfg.db)], api_token[sizeof(cfg.auth_token)];
     sigset_t sigs;
     int rc, sig;
 
@@ -233,11 +300,31 @@ int main(int argc, char **argv)
         return 1;
     }
     sampler_settings_of(&cfg, &ss);
-    sp = sampler_start(&ss, q, err, sizeof(err));
-    if (!sp) {
-        log_error("%s", err);
+    live = live_new(LIVE_TICKS);
+    sp = live ? sampler_start(&ss, q, live, err, sizeof(err)) : NULL;
+    if (sp) {
+        parts = (struct daemon_parts){sp, w, q};
+        memcpy(api_db, cfg.db, sizeof(api_db));
+        memcpy(api_token, cfg.auth_token, sizeof(api_token));
+        env = (struct api_env){.host = host,
+                               .version = PERFLOG_VERSION,
+                               .db_path = api_db,
+                               .interval_ms = cfg.interval_ms,
+                               .start_wall_ms = clock_wall_ns() / 1000000,
+                               .auth_token = api_token,
+                               .auth_read = cfg.auth_read,
+                               .max_points = cfg.max_points,
+                               .live = live,
+                               .stats = daemon_stats,
+                               .stats_arg = &parts};
+    }
+    if (!sp || start_http(&cfg, &env, &srv) < 0) {
+        if (!sp)
+            log_error("%s", live ? err : "out of memory");
+        sampler_stop(sp);
         writer_stop(w, FLUSH_TIMEOUT_MS);
         queue_free(q);
+        live_free(live);
         cfg_release(&cfg);
         return 1;
     }
@@ -256,9 +343,11 @@ int main(int argc, char **argv)
         log_info("%s: flushing and exiting", sig == SIGTERM ? "SIGTERM" : "SIGINT");
         break;
     }
+    http_stop(srv);
     sampler_stop(sp);
     writer_stop(w, FLUSH_TIMEOUT_MS);
     queue_free(q);
+    live_free(live);
     cfg_release(&cfg);
     log_info("stopped");
     return 0;

@@ -33,6 +33,7 @@ struct owned_settings {
 struct sampler {
     pthread_t thread;
     struct tick_queue *queue;
+    struct live *live;    /* may be NULL */
     pthread_mutex_t lock; /* guards everything below */
     pthread_cond_t wake;
     int stop;
@@ -215,7 +216,10 @@ static void *sampler_main(void *arg)
         collector_collect(sp->collector, &sp->raw);
         tick_interval_ms = last_mono >= 0 ? (elapsed + 500000) / 1000000 : 0;
         t = delta_tick(sp->delta, &sp->raw, wall / 1000000, tick_interval_ms, missed);
-        /* After the push the tick belongs to the writer, which may free it at once. */
+        /* Publish first: after the push the queue's reference belongs to the writer, which may
+         * drop it at once. */
+        if (t && sp->live)
+            live_publish(sp->live, t);
         if (t)
             queue_push(sp->queue, t);
         else
@@ -235,8 +239,8 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queue *q, char *err,
-                              size_t errlen)
+struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queue *q,
+                              struct live *live, char *err, size_t errlen)
 {
     struct sampler *sp = calloc(1, sizeof(*sp));
     pthread_condattr_t ca;
@@ -248,6 +252,7 @@ struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queu
         goto fail;
     }
     sp->queue = q;
+    sp->live = live;
     sp->stats.interval_ms = s->interval_ms;
     pthread_mutex_init(&sp->lock, NULL);
     pthread_condattr_init(&ca);

@@ -6,6 +6,7 @@
 #define PERFLOG_SAMPLER_H
 
 #include "collector.h"
+#include "live.h"
 #include "queue.h"
 
 #include <stdint.h>
@@ -27,9 +28,11 @@ struct sampler_stats {
 
 struct sampler;
 
-/* Start the sampler thread. Settings are copied. NULL with a message in err on failure. */
-struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queue *q, char *err,
-                              size_t errlen);
+/* Start the sampler thread. Settings are copied. Each tick goes to `q` and, when `live` is not
+ * NULL, is published there too (live must outlive the sampler). NULL with a message in err on
+ * failure. */
+struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queue *q,
+                              struct live *live, char *err, size_t errlen);
 
 /* Apply new settings at the next tick (copied; thread-safe). Instances keep their history. */
 void sampler_reconfigure(struct sampler *sp, const struct sampler_settings *s);

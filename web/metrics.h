@@ -38,6 +38,12 @@ struct metrics_self {
 /*
  * Append the exposition of tick `t` (may be NULL before the first tick: then only the self
  * metrics) and `self` to `out`. Returns 0 or -ENOMEM. Thread-safe (reads only its arguments).
+ *
+ * Only fields whose raw_mask bit is set are exported; a family without any sample is left out,
+ * HELP and TYPE included, and so is perflog_cpu_seconds_total when self->clk_tck <= 0 (or self is
+ * NULL, which also leaves out the self metrics). Integer results are printed exactly (byte counts
+ * past 2^53 too); a byte of an instance name that is not valid UTF-8 becomes U+FFFD, as
+ * Prometheus requires UTF-8 label values.
  */
 int metrics_render(const struct tick *t, const struct metrics_self *self, struct sbuf *out);
 

@@ -10,6 +10,11 @@
  * part, so instance names may themselves contain parentheses. Single-instance objects have no
  * `(...)`; a pattern without one matches only instances named "" (single-instance objects), and
  * `(*)` does not match them.
+ *
+ * Stricter than the sketch above, to catch typos: an object name may not contain `\` (so the empty
+ * part of `\Memory\\X` or `\\HOST\\Memory\X` is an error), the instance may not be empty
+ * (`()`) and must itself have balanced parentheses (`\O(a)(b)\C` is -EINVAL). `?` matches one
+ * byte, not one UTF-8 character; case folding is ASCII only.
  */
 #ifndef PERFLOG_PATTERN_H
 #define PERFLOG_PATTERN_H

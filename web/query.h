@@ -7,6 +7,10 @@
  * escape (`%`, `%4`, `%zz`), a decoded NUL byte, more than QUERY_MAX_PARAMS pairs or more than
  * QUERY_MAX_BYTES decoded bytes in all is an error. Keys may repeat (counter=A&counter=B); order is
  * kept.
+ *
+ * Also: a pair with an empty key ("=b", "a=1&=b") is -EINVAL rather than skipped, since no
+ * parameter has one and it is likelier a client bug; only the first `=` splits ("a=b=c" gives
+ * "b=c"); a raw NUL byte is -EINVAL like a decoded one. Keys compare case-sensitively.
  */
 #ifndef PERFLOG_QUERY_H
 #define PERFLOG_QUERY_H

@@ -19,15 +19,23 @@
  * `now_ms` (UTC ms since the epoch). Returns 0 and sets *out_ms, or -EINVAL (bad syntax,
  * impossible date such as Feb 30, fields out of range) or -ERANGE (outside years 1970..9999)
  * with *out_ms untouched. Thread-safe.
+ *
+ * Details: "now" is lowercase. An offset is a whole number with an optional unit ("now-1.5h" and
+ * "now - 1h" are -EINVAL); a unit needs a sign or "now" in front ("1h" alone is -EINVAL). A leap
+ * second (ss = 60) is -EINVAL. An offset too large for the arithmetic, like the result outside
+ * 1970-01-01T00:00:00.000Z..9999-12-31T23:59:59.999Z, is -ERANGE.
  */
 int tp_parse_time(const char *s, size_t len, int64_t now_ms, int64_t *out_ms);
 
 /* Parse a positive duration (> 0, at most 10 years). Returns 0 and sets *out_ms, or -EINVAL /
- * -ERANGE with *out_ms untouched. Thread-safe. */
+ * -ERANGE with *out_ms untouched. Thread-safe.
+ * A whole number with an optional unit, seconds by default. Zero ("0", "0s") is -EINVAL; "10 years"
+ * is 3653 days, and anything longer, or too large to compute, is -ERANGE. */
 int tp_parse_duration(const char *s, size_t len, int64_t *out_ms);
 
 /* Format ms since the epoch as RFC 3339 UTC with milliseconds ("2026-11-29T18:00:00.000Z") into
- * buf (at least 25 bytes). Returns buf. */
+ * buf (at least 25 bytes). Returns buf. Any int64_t is safe: outside years 0..9999 the year gets
+ * more digits or a sign, and a short buf is truncated and NUL-terminated like snprintf. */
 char *tp_format_utc(int64_t ms, char *buf, size_t cap);
 
 #endif

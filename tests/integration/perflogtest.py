@@ -8,6 +8,9 @@ Every test file is a plain script run by ctest. It uses `check()` to record resu
 import json
 import os
 import signal
+import socket
+import urllib.error
+import urllib.request
 import signal as _signal  # the Daemon.signal method shadows the module name inside the class body
 import sqlite3
 import subprocess
@@ -45,6 +48,22 @@ def require_root():
         finish()
 
 
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_request(url, method="GET", body=None, headers=None, timeout=30):
+    """urllib without its exceptions for 4xx/5xx: returns (status, headers, body bytes)."""
+    req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
 class Daemon:
     """A perflogd process on its own temporary directory and database."""
 
@@ -58,6 +77,16 @@ class Daemon:
             with open(self.config_path, "w") as f:
                 json.dump(config, f)
         self.args = list(args)
+        # Every daemon gets its own free port, so tests never meet a perflogd on the default
+        # 9931 (or each other), unless the test chose an address itself.
+        self.port = None
+        if "--listen" not in self.args and not (config and "listen" in config):
+            self.port = free_port()
+            self.args += ["--listen", f"127.0.0.1:{self.port}"]
+        elif "--listen" in self.args:
+            self.port = int(self.args[self.args.index("--listen") + 1].rsplit(":", 1)[1])
+        elif config and "listen" in config:
+            self.port = int(config["listen"].rsplit(":", 1)[1])
         self.env = dict(os.environ)
         if env:
             self.env.update(env)
@@ -73,6 +102,18 @@ class Daemon:
         if wait_ticks:
             self.wait_ticks(wait_ticks, timeout)
         return self
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def http(self, path, method="GET", body=None, headers=None, timeout=30):
+        """One request with a real HTTP client; returns (status, headers, body bytes)."""
+        return http_request(self.url + path, method, body, headers, timeout)
+
+    def get_json(self, path, headers=None):
+        status, _, body = self.http(path, headers=headers)
+        return status, json.loads(body) if body else None
 
     def wait_ticks(self, n, timeout=15):
         """Wait until at least n ticks are committed (counted from the start of the database)."""

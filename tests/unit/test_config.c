@@ -121,6 +121,14 @@ static void check_is_default(const struct cfg *c)
     CHECK_INT(c->commit_interval_ms, 2000);
     CHECK_INT(c->max_held_ticks, 3600);
     CHECK_INT(c->sampler_rt_priority, 0);
+    CHECK_STR(c->auth_token, "");
+    CHECK_INT(c->auth_read, 0);
+    CHECK_INT(c->http_threads, 2);
+    CHECK_INT(c->max_connections, 256);
+    CHECK_INT(c->connection_timeout_s, 10);
+    CHECK_INT(c->max_body_bytes, 65536);
+    CHECK_INT(c->max_url_bytes, 8192);
+    CHECK_INT(c->max_points, 100000);
 }
 
 /* ---- valid cases: one function per directory ---- */
@@ -154,6 +162,14 @@ static void valid_full(const struct cfg *c)
     CHECK_INT(c->commit_interval_ms, 0);
     CHECK_INT(c->max_held_ticks, 7200);
     CHECK_INT(c->sampler_rt_priority, 0);
+    CHECK_STR(c->auth_token, "s3cr3t-T0ken_~");
+    CHECK_INT(c->auth_read, 1);
+    CHECK_INT(c->http_threads, 4);
+    CHECK_INT(c->max_connections, 64);
+    CHECK_INT(c->connection_timeout_s, 30);
+    CHECK_INT(c->max_body_bytes, 1024);
+    CHECK_INT(c->max_url_bytes, 256);
+    CHECK_INT(c->max_points, 500);
 }
 
 static void valid_partial_retention(const struct cfg *c)

@@ -1,0 +1,246 @@
+/*
+ * reader.c - read-only queries of the counter log; see reader.h.
+ */
+#include "reader.h"
+
+#include "db.h"
+#include "sbuf.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct reader {
+    sqlite3 *conn;
+};
+
+_Static_assert(COUNTER_MAX_FIELDS <= 64, "null masks are 64 bits");
+
+int reader_open(const char *path, struct reader **out, char *err, size_t errlen)
+{
+    struct reader *r = calloc(1, sizeof(*r));
+    sqlite3_stmt *st = NULL;
+    int rc, version = -1;
+
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    rc = sqlite3_open_v2(path, &r->conn, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "cannot open %s read-only: %s", path, sqlite3_errstr(rc));
+        reader_close(r);
+        return -EIO;
+    }
+    /* The writer commits in a few ms; a reader waits that out rather than failing. */
+    sqlite3_busy_timeout(r->conn, 2000);
+    if (sqlite3_prepare_v2(r->conn, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (version < 1 || version > DB_SCHEMA_VERSION) {
+        snprintf(err, errlen, "%s: not a perflog database this build reads (schema version %d)",
+                 path, version);
+        reader_close(r);
+        return -EPROTO;
+    }
+    *out = r;
+    return 0;
+}
+
+void reader_close(struct reader *r)
+{
+    if (!r)
+        return;
+    sqlite3_close_v2(r->conn);
+    free(r);
+}
+
+const char *reader_errmsg(struct reader *r)
+{
+    return sqlite3_errmsg(r->conn);
+}
+
+static int prepare(struct reader *r, const char *sql, sqlite3_stmt **st)
+{
+    return sqlite3_prepare_v2(r->conn, sql, -1, st, NULL) == SQLITE_OK ? 0 : -EIO;
+}
+
+/* Step to the end; SQLITE_DONE -> 0, a callback's stop value, or -EIO. */
+static int finish(sqlite3_stmt *st, int rc, int stopped)
+{
+    sqlite3_finalize(st);
+    if (stopped)
+        return stopped;
+    return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int reader_instances(struct reader *r,
+                     int (*cb)(void *arg, int obj, const char *name, int64_t inst), void *arg)
+{
+    sqlite3_stmt *st;
+    int rc, stop = 0;
+
+    if (prepare(r, "SELECT id, object, name FROM instances ORDER BY id", &st) < 0)
+        return -EIO;
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int obj = counter_object_find((const char *)sqlite3_column_text(st, 1));
+        const char *name = (const char *)sqlite3_column_text(st, 2);
+
+        if (obj >= 0 && name)
+            stop = cb(arg, obj, name, sqlite3_column_int64(st, 0));
+    }
+    return finish(st, stop ? SQLITE_DONE : rc, stop);
+}
+
+static int64_t meta_int(struct reader *r, const char *key)
+{
+    sqlite3_stmt *st;
+    int64_t v = 0;
+
+    if (prepare(r, "SELECT value FROM meta WHERE key = ?", &st) < 0)
+        return 0;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+int reader_rollup_marks(struct reader *r, int64_t *minute_until_ms, int64_t *hour_until_ms)
+{
+    int64_t h;
+
+    *minute_until_ms = meta_int(r, "rollup_1m_until_ms");
+    h = meta_int(r, "rollup_1h_next_ms");
+    *hour_until_ms = h > 0 ? h : 0;
+    return 0;
+}
+
+int reader_ticks(struct reader *r, int64_t from_ms, int64_t to_ms,
+                 int (*cb)(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms), void *arg)
+{
+    sqlite3_stmt *st;
+    int rc, stop = 0;
+
+    if (prepare(r,
+                "SELECT id, t_ms, coalesce(interval_ms, -1) FROM ticks "
+                "WHERE t_ms BETWEEN ? AND ? ORDER BY t_ms, id",
+                &st) < 0)
+        return -EIO;
+    sqlite3_bind_int64(st, 1, from_ms);
+    sqlite3_bind_int64(st, 2, to_ms);
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        stop = cb(arg, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                  sqlite3_column_int64(st, 2));
+    return finish(st, stop ? SQLITE_DONE : rc, stop);
+}
+
+/* " AND o.inst IN (1,2,3)": ids are integers the caller got from the instances table. */
+static void inst_list(struct sbuf *b, const int64_t *insts, size_t ninst)
+{
+    sbuf_printf(b, " AND o.inst IN (");
+    for (size_t i = 0; i < ninst; i++)
+        sbuf_printf(b, "%s%lld", i ? "," : "", (long long)insts[i]);
+    sbuf_printf(b, ")");
+}
+
+int reader_rows(struct reader *r, int obj, const int64_t *insts, size_t ninst, int64_t from_ms,
+                int64_t to_ms,
+                int (*cb)(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms, int64_t inst,
+                          const int64_t *v, uint64_t null_mask),
+                void *arg)
+{
+    const struct object_def *od = &counter_objects[obj];
+    struct sbuf b = {0};
+    sqlite3_stmt *st;
+    int64_t v[COUNTER_MAX_FIELDS] = {0};
+    int rc, stop = 0;
+    char *sql;
+
+    if (ninst == 0)
+        return 0;
+    sbuf_printf(&b, "SELECT t.id, t.t_ms, coalesce(t.interval_ms, -1), o.inst");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(&b, ", o.%s", od->fields[f].column);
+    sbuf_printf(&b, " FROM ticks t JOIN %s o ON o.tick = t.id WHERE t.t_ms BETWEEN ? AND ?",
+                od->table);
+    inst_list(&b, insts, ninst);
+    sbuf_printf(&b, " ORDER BY t.t_ms, t.id");
+    sql = sbuf_take(&b);
+    if (!sql)
+        return -ENOMEM;
+    rc = prepare(r, sql, &st);
+    free(sql);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_int64(st, 1, from_ms);
+    sqlite3_bind_int64(st, 2, to_ms);
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        uint64_t null_mask = 0;
+
+        for (size_t f = 0; f < od->nfields; f++) {
+            if (sqlite3_column_type(st, 4 + (int)f) == SQLITE_NULL) {
+                null_mask |= 1ull << f;
+                v[f] = 0;
+            } else {
+                v[f] = sqlite3_column_int64(st, 4 + (int)f);
+            }
+        }
+        stop = cb(arg, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                  sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), v, null_mask);
+    }
+    return finish(st, stop ? SQLITE_DONE : rc, stop);
+}
+
+int reader_rollups(struct reader *r, int obj, enum reader_tier tier, const int64_t *insts,
+                   size_t ninst, int64_t from_ms, int64_t to_ms,
+                   int (*cb)(void *arg, const struct reader_rollup_row *row), void *arg)
+{
+    const struct object_def *od = &counter_objects[obj];
+    struct reader_rollup_row row;
+    struct sbuf b = {0};
+    sqlite3_stmt *st;
+    int rc, stop = 0;
+    char *sql;
+
+    if (ninst == 0 || od->ncounters > READER_MAX_COUNTERS)
+        return ninst == 0 ? 0 : -EINVAL;
+    sbuf_printf(&b, "SELECT o.bucket_ms, o.inst, o.n");
+    for (size_t k = 0; k < od->ncounters; k++)
+        sbuf_printf(&b, ", o.c%zu_min, o.c%zu_avg, o.c%zu_max", k, k, k);
+    sbuf_printf(&b, " FROM %s_%s o WHERE o.bucket_ms BETWEEN ? AND ?", od->table,
+                tier == READER_1H ? "1h" : "1m");
+    inst_list(&b, insts, ninst);
+    sbuf_printf(&b, " ORDER BY o.bucket_ms");
+    sql = sbuf_take(&b);
+    if (!sql)
+        return -ENOMEM;
+    rc = prepare(r, sql, &st);
+    free(sql);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_int64(st, 1, from_ms);
+    sqlite3_bind_int64(st, 2, to_ms);
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        memset(&row, 0, sizeof(row));
+        row.bucket_ms = sqlite3_column_int64(st, 0);
+        row.inst = sqlite3_column_int64(st, 1);
+        row.n = sqlite3_column_int64(st, 2);
+        for (size_t k = 0; k < od->ncounters; k++) {
+            int c = 3 + 3 * (int)k;
+
+            if (sqlite3_column_type(st, c + 1) == SQLITE_NULL) {
+                row.null_mask |= 1ull << k;
+                continue;
+            }
+            row.min[k] = sqlite3_column_double(st, c);
+            row.avg[k] = sqlite3_column_double(st, c + 1);
+            row.max[k] = sqlite3_column_double(st, c + 2);
+        }
+        stop = cb(arg, &row);
+    }
+    return finish(st, stop ? SQLITE_DONE : rc, stop);
+}

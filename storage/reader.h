@@ -1,0 +1,66 @@
+/*
+ * reader.h - read-only access to the counter log, for the HTTP API and other readers.
+ *
+ * Each reader is one read-only SQLite connection (WAL lets it read while the writer writes), used
+ * by one thread at a time: every HTTP worker opens its own. Rows are handed to callbacks in time
+ * order, so a caller aggregates without holding a result set in memory. A callback returning
+ * non-zero stops the walk, and that value is returned.
+ */
+#ifndef PERFLOG_READER_H
+#define PERFLOG_READER_H
+
+#include "counters.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define READER_MAX_COUNTERS 32 /* counters per object; counters.c has at most 12 */
+
+enum reader_tier { READER_1M, READER_1H };
+
+struct reader;
+
+/* Open `path` read-only (it must exist). Returns 0 and sets *out, or a negative errno with a
+ * message in err (-EPROTO: the file is not a perflog database of a version this build reads). */
+int reader_open(const char *path, struct reader **out, char *err, size_t errlen);
+void reader_close(struct reader *r); /* accepts NULL */
+const char *reader_errmsg(struct reader *r);
+
+/* Every instance the log knows: cb(arg, object id, name, instance id), in id order. */
+int reader_instances(struct reader *r,
+                     int (*cb)(void *arg, int obj, const char *name, int64_t inst), void *arg);
+
+/* The roll-up watermarks: the minute tier is complete for buckets before *minute_until_ms, the
+ * hour tier before *hour_until_ms (0 when nothing is rolled up yet). */
+int reader_rollup_marks(struct reader *r, int64_t *minute_until_ms, int64_t *hour_until_ms);
+
+/* Ticks with from_ms <= t_ms <= to_ms, ordered by (t_ms, id): cb(arg, tick id, t_ms,
+ * interval_ms) with interval_ms -1 when the tick has none (first after a start). */
+int reader_ticks(struct reader *r, int64_t from_ms, int64_t to_ms,
+                 int (*cb)(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms), void *arg);
+
+/*
+ * Raw rows of object `obj` for instance ids insts[0..ninst) in ticks from_ms..to_ms, ordered by
+ * (t_ms, tick id): cb(arg, tick id, t_ms, interval_ms (-1: none), instance id, stored fields, null
+ * mask) - the same values and mask counter_eval takes.
+ */
+int reader_rows(struct reader *r, int obj, const int64_t *insts, size_t ninst, int64_t from_ms,
+                int64_t to_ms,
+                int (*cb)(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms, int64_t inst,
+                          const int64_t *v, uint64_t null_mask),
+                void *arg);
+
+/* One roll-up row: n ticks, and min/avg/max of every counter of the object (bit k of null_mask
+ * set: counter k had no value in the bucket). */
+struct reader_rollup_row {
+    int64_t bucket_ms, inst, n;
+    uint64_t null_mask;
+    double min[READER_MAX_COUNTERS], avg[READER_MAX_COUNTERS], max[READER_MAX_COUNTERS];
+};
+
+/* Roll-up rows of `tier` for the instances with from_ms <= bucket_ms <= to_ms, by bucket. */
+int reader_rollups(struct reader *r, int obj, enum reader_tier tier, const int64_t *insts,
+                   size_t ninst, int64_t from_ms, int64_t to_ms,
+                   int (*cb)(void *arg, const struct reader_rollup_row *row), void *arg);
+
+#endif

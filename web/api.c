@@ -1,0 +1,243 @@
+/*
+ * api.c - routing, authentication and errors of the HTTP API; see api.h.
+ */
+#include "api_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct route {
+    const char *path;
+    api_handler_fn fn;
+    const char *const *params; /* known query parameters, NULL-terminated */
+};
+
+static const char *const no_params[] = {NULL};
+static const char *const match_params[] = {"match", NULL};
+static const char *const latest_params[] = {"counter", NULL};
+static const char *const data_params[] = {"counter", "from", "to", "step", "agg", NULL};
+
+/* Every route answers GET (and HEAD, which libmicrohttpd answers without the body). */
+static const struct route routes[] = {
+    {"/api/v1/health", api_health, no_params}, {"/api/v1/counters", api_counters, match_params},
+    {"/api/v1/data", api_data, data_params},   {"/api/v1/latest", api_latest, latest_params},
+    {"/metrics", api_metrics, no_params},
+};
+
+int64_t api_now_ms(const struct api_env *env)
+{
+    struct timespec ts;
+
+    if (env->now_ms)
+        return env->now_ms();
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int api_error(struct api_response *out, int status, const char *code, const char *fmt, ...)
+{
+    struct sbuf b = {0};
+    char msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    sbuf_printf(&b, "{\"error\": {\"code\": ");
+    api_json_str(&b, code);
+    sbuf_printf(&b, ", \"message\": ");
+    api_json_str(&b, msg);
+    sbuf_printf(&b, "}}\n");
+    if (api_reply(out, &b, NULL) < 0)
+        return -ENOMEM;
+    out->status = status;
+    return 0;
+}
+
+int api_auth_ok(const char *authorization, const char *token)
+{
+    static const char prefix[] = "Bearer ";
+    size_t tlen = strlen(token), alen;
+    unsigned char diff = 0;
+
+    if (!authorization || strncasecmp(authorization, prefix, sizeof(prefix) - 1) != 0)
+        return 0;
+    authorization += sizeof(prefix) - 1;
+    alen = strlen(authorization);
+    /* Walk the whole presented token whatever the lengths, so the time says nothing about where
+     * a guess went wrong (the length of the configured token is not a secret worth the bother). */
+    diff |= (unsigned char)(alen != tlen);
+    for (size_t i = 0; i < alen; i++)
+        diff |= (unsigned char)(authorization[i] ^ (tlen ? token[i % tlen] : 0));
+    return diff == 0 && tlen > 0;
+}
+
+static int needs_token(const struct api_env *env, const char *method)
+{
+    int read = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+
+    if (!env->auth_token || !env->auth_token[0])
+        return 0;
+    return !read || env->auth_read;
+}
+
+int api_handle(const struct api_env *env, struct reader *rd, const struct api_request *rq,
+               struct api_response *out)
+{
+    const struct route *rt = NULL;
+    struct query *q;
+    const char *why, *unknown;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+        if (!strcmp(rq->path, routes[i].path))
+            rt = &routes[i];
+    if (!rt)
+        return api_error(out, 404, "not_found", "no such endpoint: %.200s", rq->path);
+    if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD")) {
+        rc = api_error(out, 405, "method_not_allowed", "%.200s does not accept %.16s; use GET",
+                       rq->path, rq->method);
+        out->allow = "GET, HEAD";
+        return rc;
+    }
+    if (needs_token(env, rq->method) && !api_auth_ok(rq->authorization, env->auth_token))
+        return api_error(out, 401, "unauthorized",
+                         rq->authorization ? "wrong token"
+                                           : "this server needs a token: send "
+                                             "'Authorization: Bearer TOKEN'");
+    q = malloc(sizeof(*q));
+    if (!q)
+        return -ENOMEM;
+    if (query_parse(rq->query ? rq->query : "", rq->query_len, q, &why) < 0) {
+        rc = api_error(out, 400, "bad_query", "bad query string: %s", why);
+    } else if ((unknown = query_unknown_key(q, rt->params))) {
+        rc = api_error(out, 400, "bad_parameter", "unknown parameter '%.100s' for %s", unknown,
+                       rt->path);
+    } else {
+        rc = rt->fn(env, rd, q, out);
+    }
+    free(q);
+    return rc;
+}
+
+int api_reply(struct api_response *out, struct sbuf *b, const char *content_type)
+{
+    size_t len = b->len;
+    char *s = sbuf_take(b);
+
+    if (!s)
+        return -ENOMEM;
+    out->status = 200;
+    out->content_type = content_type ? content_type : "application/json";
+    out->body = s;
+    out->body_len = len;
+    return 0;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629: no overlongs, no surrogates). */
+static size_t utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        return (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+            return 0;
+        if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F))
+            return 0;
+        return 3;
+    }
+    if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+            return 0;
+        if ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] > 0x8F))
+            return 0;
+        return 4;
+    }
+    return 0;
+}
+
+void api_json_str(struct sbuf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    sbuf_printf(b, "\"");
+    while (*p) {
+        size_t n = utf8_len(p);
+
+        if (*p == '"' || *p == '\\')
+            sbuf_printf(b, "\\%c", *p);
+        else if (*p < 0x20)
+            sbuf_printf(b, "\\u%04x", *p);
+        else if (n == 0)
+            sbuf_printf(b, "\\ufffd");
+        else
+            sbuf_printf(b, "%.*s", (int)n, (const char *)p);
+        p += n ? n : 1;
+    }
+    sbuf_printf(b, "\"");
+}
+
+void api_json_num(struct sbuf *b, double v)
+{
+    char buf[40];
+
+    if (!isfinite(v)) {
+        sbuf_printf(b, "null");
+        return;
+    }
+    if (v == (double)(int64_t)v && fabs(v) < 9.007199254740992e15) {
+        sbuf_printf(b, "%lld", (long long)v);
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof(buf), "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    sbuf_printf(b, "%s", buf);
+}
+
+int api_patterns(const struct query *q, const char *key, int dflt_all, struct pattern *pats,
+                 size_t *n, struct api_response *out)
+{
+    static const char *const all[] = {"\\*(*)\\*", "\\*\\*"};
+    const char *v, *why = NULL;
+    size_t pos = 0;
+
+    *n = 0;
+    while ((v = query_next(q, key, &pos))) {
+        if (*n == API_MAX_PATTERNS)
+            return api_error(out, 400, "bad_pattern", "at most %d '%s' parameters",
+                             API_MAX_PATTERNS, key) < 0
+                       ? -ENOMEM
+                       : 1;
+        if (pattern_parse(v, strlen(v), &pats[*n], &why) < 0)
+            return api_error(out, 400, "bad_pattern",
+                             "%s: bad counter path '%.200s': %s (expected "
+                             "\\Object(Instance)\\Counter, '*' as a wildcard)",
+                             key, v, why ? why : "invalid") < 0
+                       ? -ENOMEM
+                       : 1;
+        (*n)++;
+    }
+    if (*n == 0 && dflt_all) {
+        for (size_t i = 0; i < 2; i++)
+            pattern_parse(all[i], strlen(all[i]), &pats[(*n)++], &why);
+    } else if (*n == 0) {
+        return api_error(out, 400, "bad_parameter",
+                         "'%s' is required: a counter path such as "
+                         "\\PhysicalDisk(*)\\Disk Bytes/sec",
+                         key) < 0
+                   ? -ENOMEM
+                   : 1;
+    }
+    return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * api.h - the HTTP API of design section 5 as pure functions: a request struct in, a status and a
+ * body out. web/http.c does the sockets; the handlers here are unit-tested without them.
+ *
+ * Routing is a table (api.c). Every error is {"error": {"code", "message"}} with its status.
+ */
+#ifndef PERFLOG_API_H
+#define PERFLOG_API_H
+
+#include "live.h"
+#include "reader.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct api_request {
+    const char *method; /* "GET", "POST", ... */
+    const char *path;   /* "/api/v1/data", without the query */
+    const char *query;  /* raw query string after '?', not decoded; "" if none */
+    size_t query_len;
+    const char *authorization; /* the Authorization header, or NULL */
+    const char *body;          /* request body (may be NULL when body_len is 0) */
+    size_t body_len;
+};
+
+struct api_response {
+    int status;
+    const char *content_type; /* static string */
+    char *body;               /* malloc'd; the caller frees it */
+    size_t body_len;
+    const char *allow; /* static; the Allow header of a 405, else NULL */
+};
+
+/* The daemon's counters, for health and /metrics. */
+struct api_stats {
+    uint64_t ticks, missed, written, write_failures, dropped;
+    uint64_t queued, in_flight;
+    int writer_failing, last_error; /* last_error: negative errno of the last write failure */
+    int64_t last_tick_wall_ms, last_collect_ns, last_commit_wall_ms;
+    int64_t interval_ms; /* in force (a reload may change it); 0: use env->interval_ms */
+};
+
+/* What the handlers may read. Immutable while the server runs, except through `stats`. */
+struct api_env {
+    const char *host, *version, *db_path;
+    int64_t interval_ms;
+    int64_t start_wall_ms;
+    const char *auth_token;                          /* NULL or "": no authentication */
+    int auth_read;                                   /* GETs need the token too */
+    int64_t max_points;                              /* per series, for /data */
+    struct live *live;                               /* the newest ticks; may be NULL */
+    void (*stats)(void *arg, struct api_stats *out); /* may be NULL: all zero */
+    void *stats_arg;
+    int64_t (*now_ms)(void); /* UTC clock; tests pass a fixed one */
+};
+
+/*
+ * Answer one request. `rd` is the calling thread's own read connection, NULL if the database
+ * could not be opened (handlers that need it answer 503). Returns 0 with *out filled, or -ENOMEM
+ * (out untouched; the caller answers 500). Thread-safe for distinct `rd`.
+ */
+int api_handle(const struct api_env *env, struct reader *rd, const struct api_request *rq,
+               struct api_response *out);
+
+/* Fill *out with a JSON error. `code` is a short machine word ("bad_time"); printf-style message.
+ * Returns 0 or -ENOMEM. */
+int api_error(struct api_response *out, int status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The wall clock of env (env->now_ms, or the real one), UTC ms since the epoch. */
+int64_t api_now_ms(const struct api_env *env);
+
+/* Compare a presented Authorization header with "Bearer TOKEN" in time independent of where they
+ * differ. 1 if it matches. */
+int api_auth_ok(const char *authorization, const char *token);
+
+#endif
