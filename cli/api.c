@@ -1,0 +1,117 @@
+/*
+ * api.c - calling perflogd's HTTP API for the subcommands: the request with the token, and the
+ * policy of what to tell the user when it fails (design section 5: errors are
+ * {"error": {"code", "message"}} with a 4xx/5xx status).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ERR_BODY_SHOWN 200 /* bytes of a non-JSON error body quoted to the user */
+
+static void print_transport_error(const struct cli *c, int code, const char *err)
+{
+    fprintf(stderr, "perflog: %s", err);
+    if (code == HTTPC_ECONNECT)
+        fprintf(stderr, " — is perflogd running? (start it with ./scripts/run.sh, "
+                        "or set --server / PERFLOG_SERVER)");
+    else if (code == HTTPC_ERESOLVE)
+        fprintf(stderr, " (check --server / PERFLOG_SERVER, now %s)", c->server);
+    fputc('\n', stderr);
+}
+
+/* The server's {"error": {"code", "message"}}, or the start of whatever else it sent. */
+static void print_http_error(const struct cli *c, const struct http_response *r)
+{
+    json_t *root = json_loadb(r->body, r->body_len, 0, NULL);
+    const json_t *e = json_object_get(root, "error");
+    const char *msg = cli_json_str(e, "message"), *code = cli_json_str(e, "code");
+
+    if (msg)
+        fprintf(stderr, "perflog: %s (HTTP %d%s%s)\n", msg, r->status, code ? ", " : "",
+                code ? code : "");
+    else
+        fprintf(stderr, "perflog: %s answered HTTP %d: %.*s\n", c->server, r->status,
+                (int)(r->body_len < ERR_BODY_SHOWN ? r->body_len : ERR_BODY_SHOWN),
+                r->body ? r->body : "");
+    if (r->status == 401 && c->token)
+        fprintf(stderr, "perflog: the token was refused: check PERFLOG_TOKEN (or --token) "
+                        "against the daemon's auth_token\n");
+    else if (r->status == 401)
+        fprintf(stderr, "perflog: the daemon requires a token: set PERFLOG_TOKEN (or pass "
+                        "--token) to its auth_token\n");
+    json_decref(root);
+}
+
+int cli_get(const struct cli *c, const char *target, struct http_response *resp)
+{
+    char auth[1024], err[1024];
+    const char *headers[] = {"Accept: application/json", NULL, NULL};
+    struct http_request req = {.method = "GET",
+                               .target = target,
+                               .headers = headers,
+                               .read_timeout_ms = c->read_timeout_ms};
+    struct http_response r;
+    int ret;
+
+    if (c->token) {
+        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", c->token);
+        headers[1] = auth;
+    }
+    ret = httpc_request(&c->url, &req, &r, err, sizeof(err));
+    if (ret < 0) {
+        print_transport_error(c, ret, err);
+        return CLI_EXIT_FAIL;
+    }
+    if (r.status < 200 || r.status > 299) {
+        print_http_error(c, &r);
+        httpc_response_free(&r);
+        return CLI_EXIT_FAIL;
+    }
+    *resp = r;
+    return 0;
+}
+
+int cli_query_add(char **target, const char *name, const char *value)
+{
+    size_t old = *target ? strlen(*target) : 0;
+    size_t vlen = httpc_pct_encode(value, NULL, 0);
+    size_t need = old + 1 + strlen(name) + 1 + vlen + 1;
+    const char *sep = *target && strchr(*target, '?') ? "&" : "?";
+    char *t = realloc(*target, need);
+
+    if (!t)
+        return -ENOMEM;
+    snprintf(t + old, need - old, "%s%s=", sep, name);
+    httpc_pct_encode(value, t + strlen(t), vlen + 1);
+    *target = t;
+    return 0;
+}
+
+void cli_print_body(const struct http_response *r)
+{
+    fwrite(r->body, 1, r->body_len, stdout);
+    if (r->body_len == 0 || r->body[r->body_len - 1] != '\n')
+        putchar('\n');
+}
+
+void cli_print_help(int err, const char *text)
+{
+    fputs(text, err ? stderr : stdout);
+}
+
+const char *cli_json_str(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(obj, key));
+}
+
+double cli_json_num(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}

@@ -1,0 +1,80 @@
+/*
+ * cli.h - what the perflog subcommands share: the connection settings chosen by the global
+ * options, the subcommand table entry, the API call helpers (api.c) and the value formatters
+ * (fmt.c). Single-threaded program; nothing here locks.
+ */
+#ifndef PERFLOG_CLI_H
+#define PERFLOG_CLI_H
+
+#include "httpc.h"
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CLI_DEFAULT_SERVER "http://127.0.0.1:9931"
+
+/* Exit codes of every subcommand. */
+#define CLI_EXIT_OK    0
+#define CLI_EXIT_FAIL  1 /* the server is unreachable or answered with an error */
+#define CLI_EXIT_USAGE 2 /* bad options or arguments */
+
+struct cli {
+    struct http_url url;
+    const char *server;  /* as the user gave it (or the default), for messages */
+    const char *token;   /* NULL: no Authorization header */
+    int read_timeout_ms; /* longest silence while waiting for an answer */
+};
+
+/* One subcommand: argv[0] is its name; returns the process exit code. */
+struct cli_cmd {
+    const char *name;
+    int (*run)(const struct cli *c, int argc, char **argv);
+    const char *summary; /* one line for `perflog --help` */
+};
+
+int cmd_status(const struct cli *c, int argc, char **argv);
+int cmd_counters(const struct cli *c, int argc, char **argv);
+int cmd_data(const struct cli *c, int argc, char **argv);
+
+/*
+ * GET target (e.g. "/api/v1/health", query already encoded). On a 2xx answer fills *resp (free
+ * with httpc_response_free) and returns 0. Otherwise prints one or two lines to stderr - the
+ * connection problem with a hint, the server's {"error": ...} message, or the PERFLOG_TOKEN hint
+ * on 401 - and returns CLI_EXIT_FAIL.
+ */
+int cli_get(const struct cli *c, const char *target, struct http_response *resp);
+
+/*
+ * Append "?name=value" (or "&name=value" when target already has a query) to *target, which is
+ * malloc'd or NULL, percent-encoding value. Returns 0 or -ENOMEM (*target kept).
+ */
+int cli_query_add(char **target, const char *name, const char *value);
+
+/* Write the body to stdout as it came, ending with a newline (for --json). */
+void cli_print_body(const struct http_response *r);
+
+/* Print the usage line and what follows it; `err` selects stderr (after a usage error). */
+void cli_print_help(int err, const char *text);
+
+/* "YYYY-MM-DD HH:MM:SS" in local time (or UTC), with ".mmm" when with_ms; returns buf. */
+char *cli_format_time(int64_t ms, int utc, int with_ms, char *buf, size_t cap);
+
+/* A duration in seconds for people: "0.4 s", "3 min 04 s", "2 h 03 min", "4 d 02 h". */
+char *cli_format_duration(double s, char *buf, size_t cap);
+
+/* A byte count for people: "512 B", "1.5 KiB", "12.3 MiB". */
+char *cli_format_bytes(double bytes, char *buf, size_t cap);
+
+/* A sample value: integers in full, others with 6 significant digits or one decimal above 1000;
+ * "-" for NaN (null). */
+char *cli_format_value(double v, char *buf, size_t cap);
+
+/* Milliseconds since the epoch, from the wall clock. */
+int64_t cli_now_ms(void);
+
+/* Accessors that tolerate absent or mistyped members: NULL / NAN / def. */
+const char *cli_json_str(const json_t *obj, const char *key);
+double cli_json_num(const json_t *obj, const char *key);
+
+#endif
