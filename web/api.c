@@ -193,7 +193,8 @@ void api_json_num(struct sbuf *b, double v)
         sbuf_printf(b, "null");
         return;
     }
-    if (v == (double)(int64_t)v && fabs(v) < 9.007199254740992e15) {
+    /* the range test first: converting a double outside int64_t is undefined */
+    if (fabs(v) < 9.007199254740992e15 && v == (double)(int64_t)v) {
         sbuf_printf(b, "%lld", (long long)v);
         return;
     }

@@ -244,6 +244,16 @@ static int too_many(char *why, size_t whylen, int64_t points, const struct data_
     return -E2BIG;
 }
 
+/* The other limit: DATA_MAX_CELLS values in all, whatever max_points allows per series. */
+static int too_many_cells(char *why, size_t whylen, size_t ns, int64_t points)
+{
+    snprintf(why, whylen,
+             "%zu series of %lld points each is over the limit of %d values per answer; ask "
+             "for fewer counters or a coarser step",
+             ns, (long long)points, DATA_MAX_CELLS);
+    return -E2BIG;
+}
+
 static int query_raw(struct reader *rd, struct live *live, struct walk *w,
                      const struct data_req *req, char *why, size_t whylen)
 {
@@ -256,14 +266,21 @@ static int query_raw(struct reader *rd, struct live *live, struct walk *w,
     est = (req->to_ms - req->from_ms) / (req->interval_ms > 0 ? req->interval_ms : 1000) + 1;
     if (est > req->max_points)
         return too_many(why, whylen, est, req);
+    if ((uint64_t)est * w->ns > DATA_MAX_CELLS)
+        return too_many_cells(why, whylen, w->ns, est);
     lt = take_live(live, req->from_ms, req->to_ms, &nlive, &oldest);
     if (!lt)
         return -ENOMEM;
+    /* the database answers the part of the range before the oldest tick in memory */
     if (rd && req->from_ms < oldest)
-        rc = reader_ticks(rd, req->from_ms, oldest == INT64_MAX ? req->to_ms : oldest - 1, tick_cb,
+        rc = reader_ticks(rd, req->from_ms, oldest <= req->to_ms ? oldest - 1 : req->to_ms, tick_cb,
                           &l);
     if (rc == -E2BIG || (rc == 0 && l.n + nlive > (size_t)req->max_points)) {
         rc = too_many(why, whylen, (int64_t)(l.n + nlive), req);
+        goto out;
+    }
+    if (rc == 0 && (l.n + nlive) * w->ns > DATA_MAX_CELLS) {
+        rc = too_many_cells(why, whylen, w->ns, (int64_t)(l.n + nlive));
         goto out;
     }
     if (rc != 0) {
@@ -381,13 +398,8 @@ static int query_buckets(struct reader *rd, struct live *live, struct walk *w,
 
     if (points > req->max_points)
         return too_many(why, whylen, points, req);
-    if ((uint64_t)points * w->ns > DATA_MAX_CELLS) {
-        snprintf(why, whylen,
-                 "%zu series of %lld points each is over the limit of %d values per answer; ask "
-                 "for fewer counters or a coarser step",
-                 w->ns, (long long)points, DATA_MAX_CELLS);
-        return -E2BIG;
-    }
+    if ((uint64_t)points * w->ns > DATA_MAX_CELLS)
+        return too_many_cells(why, whylen, w->ns, points);
     w->res->npoints = (size_t)points;
     w->first_ms = first;
     w->step_ms = step;
