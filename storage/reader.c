@@ -147,28 +147,33 @@ static void inst_list(struct sbuf *b, const int64_t *insts, size_t ninst)
     sbuf_printf(b, ")");
 }
 
-int reader_rows(struct reader *r, int obj, const int64_t *insts, size_t ninst, int64_t from_ms,
-                int64_t to_ms,
-                int (*cb)(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms, int64_t inst,
-                          const int64_t *v, uint64_t null_mask),
+int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts, size_t ninst,
+                int64_t tick_from, int64_t tick_to,
+                int (*cb)(void *arg, int64_t tick, int64_t inst, const int64_t *v,
+                          uint64_t null_mask),
                 void *arg)
 {
     const struct object_def *od = &counter_objects[obj];
     struct sbuf b = {0};
     sqlite3_stmt *st;
     int64_t v[COUNTER_MAX_FIELDS] = {0};
-    int rc, stop = 0;
+    int col[COUNTER_MAX_FIELDS];
+    int rc, stop = 0, ncol = 2;
     char *sql;
 
     if (ninst == 0)
         return 0;
-    sbuf_printf(&b, "SELECT t.id, t.t_ms, coalesce(t.interval_ms, -1), o.inst");
-    for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(&b, ", o.%s", od->fields[f].column);
-    sbuf_printf(&b, " FROM ticks t JOIN %s o ON o.tick = t.id WHERE t.t_ms BETWEEN ? AND ?",
-                od->table);
+    sbuf_printf(&b, "SELECT o.tick, o.inst");
+    for (size_t f = 0; f < od->nfields; f++) {
+        col[f] = -1;
+        if (fields & (1u << f)) {
+            sbuf_printf(&b, ", o.%s", od->fields[f].column);
+            col[f] = ncol++;
+        }
+    }
+    sbuf_printf(&b, " FROM %s o WHERE o.tick BETWEEN ? AND ?", od->table);
     inst_list(&b, insts, ninst);
-    sbuf_printf(&b, " ORDER BY t.t_ms, t.id");
+    sbuf_printf(&b, " ORDER BY o.tick, o.inst");
     sql = sbuf_take(&b);
     if (!sql)
         return -ENOMEM;
@@ -176,21 +181,20 @@ int reader_rows(struct reader *r, int obj, const int64_t *insts, size_t ninst, i
     free(sql);
     if (rc < 0)
         return rc;
-    sqlite3_bind_int64(st, 1, from_ms);
-    sqlite3_bind_int64(st, 2, to_ms);
+    sqlite3_bind_int64(st, 1, tick_from);
+    sqlite3_bind_int64(st, 2, tick_to);
     while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         uint64_t null_mask = 0;
 
         for (size_t f = 0; f < od->nfields; f++) {
-            if (sqlite3_column_type(st, 4 + (int)f) == SQLITE_NULL) {
+            if (col[f] < 0 || sqlite3_column_type(st, col[f]) == SQLITE_NULL) {
                 null_mask |= 1ull << f;
                 v[f] = 0;
             } else {
-                v[f] = sqlite3_column_int64(st, 4 + (int)f);
+                v[f] = sqlite3_column_int64(st, col[f]);
             }
         }
-        stop = cb(arg, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                  sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), v, null_mask);
+        stop = cb(arg, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), v, null_mask);
     }
     return finish(st, stop ? SQLITE_DONE : rc, stop);
 }

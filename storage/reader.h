@@ -40,14 +40,16 @@ int reader_ticks(struct reader *r, int64_t from_ms, int64_t to_ms,
                  int (*cb)(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms), void *arg);
 
 /*
- * Raw rows of object `obj` for instance ids insts[0..ninst) in ticks from_ms..to_ms, ordered by
- * (t_ms, tick id): cb(arg, tick id, t_ms, interval_ms (-1: none), instance id, stored fields, null
- * mask) - the same values and mask counter_eval takes.
+ * Raw rows of object `obj` for instance ids insts[0..ninst) in the ticks with ids
+ * tick_from..tick_to, in primary-key order (tick id, instance): cb(arg, tick id, instance id,
+ * stored fields, null mask) - the values and mask counter_eval takes. Only the fields of the mask
+ * `fields` (bit i: field i) are read; the others come back as no value. Scanning the object's
+ * primary key by id range, with no join, is what makes a day of one counter cheap to read.
  */
-int reader_rows(struct reader *r, int obj, const int64_t *insts, size_t ninst, int64_t from_ms,
-                int64_t to_ms,
-                int (*cb)(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms, int64_t inst,
-                          const int64_t *v, uint64_t null_mask),
+int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts, size_t ninst,
+                int64_t tick_from, int64_t tick_to,
+                int (*cb)(void *arg, int64_t tick, int64_t inst, const int64_t *v,
+                          uint64_t null_mask),
                 void *arg);
 
 /* One roll-up row: n ticks, and min/avg/max of every counter of the object (bit k of null_mask

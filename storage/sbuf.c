@@ -35,15 +35,45 @@ void sbuf_printf(struct sbuf *b, const char *fmt, ...)
     va_list ap;
     int n;
 
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || sbuf_reserve(b, (size_t)n) < 0)
+    /* Format into the spare room first: most appends fit, and then they cost one pass. */
+    if (sbuf_reserve(b, 64) < 0)
         return;
     va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
     va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= b->cap - b->len) {
+        if (sbuf_reserve(b, (size_t)n) < 0)
+            return;
+        va_start(ap, fmt);
+        vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+    }
     b->len += (size_t)n;
+}
+
+void sbuf_append(struct sbuf *b, const char *s, size_t n)
+{
+    if (sbuf_reserve(b, n) < 0)
+        return;
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void sbuf_int(struct sbuf *b, int64_t v)
+{
+    char buf[24], *p = buf + sizeof(buf);
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    sbuf_append(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 void sbuf_sql_quote(struct sbuf *b, const char *s)

@@ -1,11 +1,12 @@
 /*
- * sbuf.h - a growable string for building SQL text. Appends after an allocation failure are
- * ignored and remembered, so callers check once at the end (sbuf_ok).
+ * sbuf.h - a growable string for building SQL text and HTTP answers. Appends after an allocation
+ * failure are ignored and remembered, so callers check once at the end (sbuf_ok).
  */
 #ifndef PERFLOG_SBUF_H
 #define PERFLOG_SBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct sbuf {
     char *s;
@@ -14,6 +15,8 @@ struct sbuf {
 };
 
 void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_append(struct sbuf *b, const char *s, size_t n); /* n bytes of s */
+void sbuf_int(struct sbuf *b, int64_t v);                  /* decimal, without printf */
 /* Append `s` as an SQL string literal: quoted, with ' doubled. */
 void sbuf_sql_quote(struct sbuf *b, const char *s);
 int sbuf_ok(const struct sbuf *b); /* 1 unless an allocation failed */

@@ -166,23 +166,28 @@ static size_t utf8_len(const unsigned char *s)
 
 void api_json_str(struct sbuf *b, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *p = (const unsigned char *)s, *run = p;
 
-    sbuf_printf(b, "\"");
+    sbuf_append(b, "\"", 1);
     while (*p) {
         size_t n = utf8_len(p);
 
+        if (n && *p != '"' && *p != '\\' && *p >= 0x20) {
+            p += n; /* part of a run copied as it is */
+            continue;
+        }
+        sbuf_append(b, (const char *)run, (size_t)(p - run));
         if (*p == '"' || *p == '\\')
             sbuf_printf(b, "\\%c", *p);
         else if (*p < 0x20)
             sbuf_printf(b, "\\u%04x", *p);
-        else if (n == 0)
-            sbuf_printf(b, "\\ufffd");
         else
-            sbuf_printf(b, "%.*s", (int)n, (const char *)p);
-        p += n ? n : 1;
+            sbuf_printf(b, "\\ufffd");
+        p++;
+        run = p;
     }
-    sbuf_printf(b, "\"");
+    sbuf_append(b, (const char *)run, (size_t)(p - run));
+    sbuf_append(b, "\"", 1);
 }
 
 void api_json_num(struct sbuf *b, double v)
@@ -190,12 +195,12 @@ void api_json_num(struct sbuf *b, double v)
     char buf[40];
 
     if (!isfinite(v)) {
-        sbuf_printf(b, "null");
+        sbuf_append(b, "null", 4);
         return;
     }
     /* the range test first: converting a double outside int64_t is undefined */
     if (fabs(v) < 9.007199254740992e15 && v == (double)(int64_t)v) {
-        sbuf_printf(b, "%lld", (long long)v);
+        sbuf_int(b, (int64_t)v);
         return;
     }
     for (int prec = 15; prec <= 17; prec++) {
@@ -203,7 +208,7 @@ void api_json_num(struct sbuf *b, double v)
         if (strtod(buf, NULL) == v)
             break;
     }
-    sbuf_printf(b, "%s", buf);
+    sbuf_append(b, buf, strlen(buf));
 }
 
 int api_patterns(const struct query *q, const char *key, int dflt_all, struct pattern *pats,

@@ -75,8 +75,11 @@ static void render(const struct api_env *env, const struct data_req *req,
                 (long long)req->from_ms, (long long)req->to_ms, (long long)res->step_ms, res->tier,
                 aggs[req->agg]);
     sbuf_printf(b, ",\"timestamps\":[");
-    for (size_t i = 0; i < res->npoints; i++)
-        sbuf_printf(b, i ? ",%lld" : "%lld", (long long)res->ts[i]);
+    for (size_t i = 0; i < res->npoints; i++) {
+        if (i)
+            sbuf_append(b, ",", 1);
+        sbuf_int(b, res->ts[i]);
+    }
     sbuf_printf(b, "],\"series\":[");
     for (size_t s = 0; s < set->n; s++) {
         const struct counter_def *c = &counter_objects[set->s[s].obj].counters[set->s[s].counter];
@@ -90,7 +93,7 @@ static void render(const struct api_env *env, const struct data_req *req,
         sbuf_printf(b, ",\"values\":[");
         for (size_t i = 0; i < res->npoints; i++) {
             if (i)
-                sbuf_printf(b, ",");
+                sbuf_append(b, ",", 1);
             api_json_num(b, v[i]);
         }
         sbuf_printf(b, "]}");

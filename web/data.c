@@ -5,17 +5,28 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MINUTE_MS  60000LL
-#define HOUR_MS    3600000LL
-#define LIVE_BATCH 4096 /* ticks taken from memory per request at most */
+#define MINUTE_MS     60000LL
+#define HOUR_MS       3600000LL
+#define LIVE_BATCH    4096    /* ticks taken from memory per request at most */
+#define RAW_TICKS_MAX 4000000 /* raw ticks one bucketed answer may read (46 days at 1 s) */
 
 /* Per (series, bucket) accumulators of the bucketed mode. */
 struct acc {
     double *sum, *n, *min, *max;
+};
+
+/* Ticks read from the database (then, in raw mode, those from memory appended: id -1). */
+struct tick_list {
+    int64_t *ids, *ts, *iv; /* id, t_ms, interval_ms (-1: none) */
+    size_t n, cap, max;
+    size_t ndb;           /* the first ndb came from the database */
+    int64_t id_lo, id_hi; /* their id range */
+    size_t *order;        /* indices sorted by id, when the ids are not (a wall-clock step) */
 };
 
 /* What the row callbacks need. */
@@ -24,9 +35,7 @@ struct walk {
     size_t ns;
     int obj;
     struct data_result *res;
-    /* raw mode */
-    int64_t *ids; /* tick id of each point, -1 for ticks from memory */
-    size_t cursor;
+    const struct tick_list *ticks; /* for raw rows: id -> time, interval, point */
     /* bucketed mode */
     struct acc acc;
     int64_t first_ms, step_ms;
@@ -81,24 +90,40 @@ static void eval_row(struct walk *w, size_t point, int obj, const char *inst, in
     }
 }
 
-static int raw_row_cb(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms, int64_t inst,
-                      const int64_t *v, uint64_t null_mask)
+/* Index of the database tick `id` in l, or -1. Ids are almost always consecutive. */
+static long tick_find(const struct tick_list *l, int64_t id)
+{
+    size_t lo = 0, hi = l->ndb;
+
+    if (l->ndb && id >= l->ids[0] && (uint64_t)(id - l->ids[0]) < l->ndb &&
+        l->ids[id - l->ids[0]] == id && !l->order)
+        return (long)(id - l->ids[0]);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2, at = l->order ? l->order[mid] : mid;
+
+        if (l->ids[at] == id)
+            return (long)at;
+        if (l->ids[at] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static int raw_row_cb(void *arg, int64_t tick, int64_t inst, const int64_t *v, uint64_t null_mask)
 {
     struct walk *w = arg;
+    long i = tick_find(w->ticks, tick);
     size_t point;
 
-    if (w->acc.sum) {
-        if (!bucket_of(w, t_ms, &point))
-            return 0;
-    } else {
-        /* rows come in the order of the ticks list, a subset of it */
-        while (w->cursor < w->res->npoints && w->ids[w->cursor] != tick)
-            w->cursor++;
-        if (w->cursor == w->res->npoints)
-            return 0;
-        point = w->cursor;
-    }
-    eval_row(w, point, w->obj, NULL, inst, v, null_mask, interval_ms > 0 ? interval_ms : 0);
+    if (i < 0)
+        return 0;
+    if (!w->acc.sum)
+        point = (size_t)i;
+    else if (!bucket_of(w, w->ticks->ts[i], &point))
+        return 0;
+    eval_row(w, point, w->obj, NULL, inst, v, null_mask, w->ticks->iv[i] > 0 ? w->ticks->iv[i] : 0);
     return 0;
 }
 
@@ -143,7 +168,22 @@ static size_t object_insts(const struct series *s, size_t ns, int obj, int64_t *
     return n;
 }
 
-/* Walk the database rows of every object the series name, in [from_ms, to_ms]. */
+/* The raw fields the series' counters of object `obj` read. */
+static uint32_t object_fields(const struct series *s, size_t ns, int obj)
+{
+    uint32_t m = 0;
+
+    for (size_t i = 0; i < ns; i++)
+        if (s[i].obj == obj) {
+            const struct counter_def *c = &counter_objects[obj].counters[s[i].counter];
+
+            m |= c->num | (c->den == DEN_FIELDS ? c->den_fields : 0);
+        }
+    return m;
+}
+
+/* Walk the database rows of every object the series name: raw rows of the ticks of w->ticks, or
+ * the roll-up rows of `tier` in [from_ms, to_ms]. */
 static int walk_db(struct reader *rd, struct walk *w, enum reader_tier tier, int raw,
                    int64_t from_ms, int64_t to_ms)
 {
@@ -158,8 +198,10 @@ static int walk_db(struct reader *rd, struct walk *w, enum reader_tier tier, int
         if (!n)
             continue;
         w->obj = o;
-        w->cursor = 0;
-        rc = raw ? reader_rows(rd, o, ids, n, from_ms, to_ms, raw_row_cb, w)
+        if (raw && w->ticks->ndb == 0)
+            continue;
+        rc = raw ? reader_rows(rd, o, object_fields(w->s, w->ns, o), ids, n, w->ticks->id_lo,
+                               w->ticks->id_hi, raw_row_cb, w)
                  : reader_rollups(rd, o, tier, ids, n, from_ms, to_ms, rollup_cb, w);
     }
     free(ids);
@@ -203,36 +245,83 @@ static void release(struct tick **ticks, size_t n)
     free(ticks);
 }
 
-/* ---- raw ticks as points ---- */
-
-struct tick_list {
-    int64_t *ids, *ts;
-    size_t n, cap, max;
-};
+/* ---- the ticks of a range ---- */
 
 static int tick_cb(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms)
 {
     struct tick_list *l = arg;
 
-    (void)interval_ms;
     if (l->n == l->max)
         return -E2BIG;
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 1024;
-        int64_t *ids = realloc(l->ids, cap * sizeof(*ids)), *ts;
+        int64_t *a = realloc(l->ids, cap * sizeof(*a));
 
-        if (!ids)
+        if (!a)
             return -ENOMEM;
-        l->ids = ids;
-        ts = realloc(l->ts, cap * sizeof(*ts));
-        if (!ts)
+        l->ids = a;
+        if (!(a = realloc(l->ts, cap * sizeof(*a))))
             return -ENOMEM;
-        l->ts = ts;
+        l->ts = a;
+        if (!(a = realloc(l->iv, cap * sizeof(*a))))
+            return -ENOMEM;
+        l->iv = a;
         l->cap = cap;
     }
     l->ids[l->n] = tick;
-    l->ts[l->n++] = t_ms;
+    l->ts[l->n] = t_ms;
+    l->iv[l->n++] = interval_ms;
     return 0;
+}
+
+static const struct tick_list *sort_ids_of;
+
+static int by_id(const void *a, const void *b)
+{
+    int64_t x = sort_ids_of->ids[*(const size_t *)a], y = sort_ids_of->ids[*(const size_t *)b];
+
+    return (x > y) - (x < y);
+}
+
+/* Read the database ticks of [from_ms, to_ms] into l and index them by id. */
+static int read_ticks(struct reader *rd, int64_t from_ms, int64_t to_ms, struct tick_list *l)
+{
+    static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
+    int sorted = 1;
+    int rc = reader_ticks(rd, from_ms, to_ms, tick_cb, l);
+
+    if (rc != 0)
+        return rc;
+    l->ndb = l->n;
+    l->id_lo = INT64_MAX;
+    l->id_hi = INT64_MIN;
+    for (size_t i = 0; i < l->n; i++) {
+        l->id_lo = l->ids[i] < l->id_lo ? l->ids[i] : l->id_lo;
+        l->id_hi = l->ids[i] > l->id_hi ? l->ids[i] : l->id_hi;
+        sorted &= i == 0 || l->ids[i] > l->ids[i - 1];
+    }
+    if (sorted)
+        return 0;
+    /* The wall clock went back at some point: time order is not id order. */
+    l->order = malloc(l->n * sizeof(*l->order));
+    if (!l->order)
+        return -ENOMEM;
+    for (size_t i = 0; i < l->n; i++)
+        l->order[i] = i;
+    pthread_mutex_lock(&sort_lock); /* qsort has no context argument in C11 */
+    sort_ids_of = l;
+    qsort(l->order, l->n, sizeof(*l->order), by_id);
+    pthread_mutex_unlock(&sort_lock);
+    return 0;
+}
+
+static void tick_list_free(struct tick_list *l)
+{
+    free(l->ids);
+    free(l->ts);
+    free(l->iv);
+    free(l->order);
+    memset(l, 0, sizeof(*l));
 }
 
 static int too_many(char *why, size_t whylen, int64_t points, const struct data_req *req)
@@ -273,8 +362,7 @@ static int query_raw(struct reader *rd, struct live *live, struct walk *w,
         return -ENOMEM;
     /* the database answers the part of the range before the oldest tick in memory */
     if (rd && req->from_ms < oldest)
-        rc = reader_ticks(rd, req->from_ms, oldest <= req->to_ms ? oldest - 1 : req->to_ms, tick_cb,
-                          &l);
+        rc = read_ticks(rd, req->from_ms, oldest <= req->to_ms ? oldest - 1 : req->to_ms, &l);
     if (rc == -E2BIG || (rc == 0 && l.n + nlive > (size_t)req->max_points)) {
         rc = too_many(why, whylen, (int64_t)(l.n + nlive), req);
         goto out;
@@ -288,7 +376,7 @@ static int query_raw(struct reader *rd, struct live *live, struct walk *w,
         goto out;
     }
     for (size_t i = 0; i < nlive; i++)
-        if ((rc = tick_cb(&l, -1, lt[i]->wall_ms, 0)) < 0)
+        if ((rc = tick_cb(&l, -1, lt[i]->wall_ms, lt[i]->interval_ms)) < 0)
             goto out;
     w->res->npoints = l.n;
     w->res->values = malloc((l.n * w->ns + 1) * sizeof(double));
@@ -298,19 +386,18 @@ static int query_raw(struct reader *rd, struct live *live, struct walk *w,
     }
     for (size_t i = 0; i < l.n * w->ns; i++)
         w->res->values[i] = NAN;
-    w->res->ts = l.ts;
-    l.ts = NULL;
-    w->ids = l.ids;
-    if (rd && l.n > nlive)
-        rc = walk_db(rd, w, READER_1M, 1, req->from_ms, w->res->ts[l.n - nlive - 1]);
+    w->ticks = &l;
+    if (rd && l.ndb)
+        rc = walk_db(rd, w, READER_1M, 1, 0, 0);
     if (rc != 0 && rc != -ENOMEM)
         rc = fail(why, whylen, -EIO, reader_errmsg(rd));
-    walk_live(w, lt, nlive, l.n - nlive);
+    walk_live(w, lt, nlive, l.ndb);
+    w->res->ts = l.ts; /* the timestamps are the answer's */
+    l.ts = NULL;
 out:
+    w->ticks = NULL;
     release(lt, nlive);
-    free(l.ids);
-    free(l.ts);
-    w->ids = NULL;
+    tick_list_free(&l);
     return rc;
 }
 
@@ -360,8 +447,16 @@ static int fill_buckets(struct reader *rd, struct live *live, struct walk *w, in
         rc = walk_db(rd, w, READER_1M, 0, at, (m_until < end_ms ? m_until : end_ms) - 1);
         at = m_until < end_ms ? m_until : end_ms;
     }
-    if (rd && rc == 0 && at < end_ms && at < oldest)
-        rc = walk_db(rd, w, READER_1M, 1, at, (oldest < end_ms ? oldest : end_ms) - 1);
+    if (rd && rc == 0 && at < end_ms && at < oldest) {
+        struct tick_list l = {.max = RAW_TICKS_MAX};
+
+        rc = read_ticks(rd, at, (oldest < end_ms ? oldest : end_ms) - 1, &l);
+        w->ticks = &l;
+        if (rc == 0)
+            rc = walk_db(rd, w, READER_1M, 1, 0, 0);
+        w->ticks = NULL;
+        tick_list_free(&l);
+    }
     if (rc == 0) {
         /* memory holds what the database has (or will have) from `oldest` on */
         size_t skip = 0;
@@ -412,6 +507,11 @@ static int query_buckets(struct reader *rd, struct live *live, struct walk *w,
     rc = fill_buckets(rd, live, w, first, last + step);
     if (rc == 0)
         finish_buckets(w, req->agg);
+    else if (rc == -E2BIG)
+        snprintf(why, whylen,
+                 "the range holds more than %d raw ticks to aggregate; use a step of whole "
+                 "minutes or hours, which reads the roll-ups",
+                 RAW_TICKS_MAX);
     else if (rc != -ENOMEM)
         rc = fail(why, whylen, -EIO, reader_errmsg(rd));
     return rc;

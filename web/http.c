@@ -18,9 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define REOPEN_INTERVAL_MS 1000 /* how often a worker retries a database it could not open */
+#define WORKER_NICE        5    /* HTTP threads yield to the sampler (nice -10) and the writer */
 
 struct http_server {
     struct MHD_Daemon *mhd;
@@ -68,6 +72,10 @@ static struct reader *thread_reader(struct http_server *srv)
             free(w);
             return NULL;
         }
+        /* First request on this pool thread. On Linux the nice value is per thread, so this
+         * lowers only the HTTP workers: a flood of clients competes with itself, not with the
+         * sampler. Failure (a restricted container) changes nothing else. */
+        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
     }
     if (w->rd)
         return w->rd;

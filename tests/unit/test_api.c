@@ -1204,6 +1204,53 @@ static struct reader *make_db(void)
     return rd;
 }
 
+/*
+ * The wall clock stepped back 2.5 s after tick 3: the ticks stored next (ids 4..6) have times
+ * between the earlier ones, so time order is no longer id order. Raw /data must still pair every
+ * timestamp with its own tick's values.
+ */
+static void test_clock_back(void)
+{
+    struct tick *tk[6];
+    struct reader *rd = NULL;
+    struct api_env env = {
+        .host = "h", .version = "v", .interval_ms = 1000, .max_points = 100, .now_ms = fixed_clock};
+    char path[300], err[512], q[600];
+    struct db *d;
+    json_t *j;
+
+    snprintf(path, sizeof(path), "%s/back.db", dir);
+    CHECK_INT(db_open(path, "h", &d, err, sizeof(err)), 0);
+    for (int i = 0; i < 6; i++) {
+        tk[i] = mk_tick(10 + i);
+        tk[i]->wall_ms = T0 + (i < 3 ? i * 1000 : (i - 3) * 1000 + 500);
+        tk[i]->interval_ms = 1000;
+        tk[i]->obj[OBJ_MEMORY].rows[0].v[MEM_DIRTY_KB] = 100 + i; /* 100 + id - 1 */
+    }
+    CHECK_INT(db_write_ticks(d, tk, 6), 0);
+    db_close(d);
+    CHECK_INT(reader_open(path, &rd, err, sizeof(err)), 0);
+    snprintf(q, sizeof(q), "counter=%%5CMemory%%5CDirty%%20Bytes&from=%lld&to=%lld",
+             (long long)(T0 / 1000), (long long)(T0 / 1000 + 10));
+    j = get_json(&env, rd, "/api/v1/data", q, 200);
+    if (j) {
+        static const int64_t want_ts[6] = {0, 500, 1000, 1500, 2000, 2500};
+        static const int want_kb[6] = {100, 103, 101, 104, 102, 105};
+        json_t *ts = json_object_get(j, "timestamps");
+        json_t *vals = json_object_get(json_array_get(json_object_get(j, "series"), 0), "values");
+
+        CHECK_INT(json_array_size(ts), 6);
+        for (size_t i = 0; i < 6 && i < json_array_size(ts); i++) {
+            CHECK_INT(json_integer_value(json_array_get(ts, i)), T0 + want_ts[i]);
+            CHECK_DBL(json_number_value(json_array_get(vals, i)), want_kb[i] * 1024.0, 0);
+        }
+        json_decref(j);
+    }
+    reader_close(rd);
+    for (int i = 0; i < 6; i++)
+        tick_free(tk[i]);
+}
+
 int main(void)
 {
     struct live *live;
@@ -1235,6 +1282,7 @@ int main(void)
         test_hour_tier(live, rd);
         test_metrics(live, rd);
     }
+    test_clock_back();
 
     reader_close(rd);
     live_free(live);
