@@ -160,7 +160,7 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, struct api_response
 static enum MHD_Result send_error(struct MHD_Connection *c, int status, const char *code,
                                   const char *msg)
 {
-    struct api_response a;
+    struct api_response a = {0};
 
     if (api_error(&a, status, code, "%s", msg) < 0)
         return MHD_NO;
@@ -313,7 +313,7 @@ int http_start(const struct http_settings *s, const struct api_env *env, struct 
 {
     struct http_server *srv = calloc(1, sizeof(*srv));
     struct sockaddr_storage ss;
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
     size_t pool = (size_t)(s->max_url_bytes * 4 > 65536 ? s->max_url_bytes * 4 : 65536);
 
     if (!srv) {
