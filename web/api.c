@@ -21,12 +21,13 @@ static const char *const no_params[] = {NULL};
 static const char *const match_params[] = {"match", NULL};
 static const char *const latest_params[] = {"counter", NULL};
 static const char *const data_params[] = {"counter", "from", "to", "step", "agg", NULL};
+static const char *const export_params[] = {"counter", "from", "to", "format", "tz", "every", NULL};
 
 /* Every route answers GET (and HEAD, which libmicrohttpd answers without the body). */
 static const struct route routes[] = {
-    {"/api/v1/health", api_health, no_params}, {"/api/v1/counters", api_counters, match_params},
-    {"/api/v1/data", api_data, data_params},   {"/api/v1/latest", api_latest, latest_params},
-    {"/metrics", api_metrics, no_params},
+    {"/api/v1/health", api_health, no_params},     {"/api/v1/counters", api_counters, match_params},
+    {"/api/v1/data", api_data, data_params},       {"/api/v1/latest", api_latest, latest_params},
+    {"/api/v1/export", api_export, export_params}, {"/metrics", api_metrics, no_params},
 };
 
 int64_t api_now_ms(const struct api_env *env)

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct api_request {
     const char *method; /* "GET", "POST", ... */
@@ -29,6 +30,13 @@ struct api_response {
     char *body;               /* malloc'd; the caller frees it */
     size_t body_len;
     const char *allow; /* static; the Allow header of a 405, else NULL */
+    /* A streamed answer (status 200, body NULL): the server calls stream(ctx, buf, max) until it
+     * returns 0 (end) or a negative errno (abort the connection), then stream_free(ctx). Called
+     * from the thread that ran api_handle. */
+    ssize_t (*stream)(void *ctx, char *buf, size_t max);
+    void (*stream_free)(void *ctx);
+    void *stream_ctx;
+    char disposition[160]; /* Content-Disposition header, "" for none */
 };
 
 /* The daemon's counters, for health and /metrics. */

@@ -34,21 +34,32 @@ static int time_param(const struct api_env *env, const struct query *q, const ch
                : 1;
 }
 
+int api_time_range(const struct api_env *env, const struct query *q, const char *dflt_from,
+                   int64_t *from_ms, int64_t *to_ms, struct api_response *out)
+{
+    int64_t now = api_now_ms(env);
+    int rc;
+
+    if ((rc = time_param(env, q, "from", dflt_from, now, from_ms, out)) ||
+        (rc = time_param(env, q, "to", DEFAULT_TO, now, to_ms, out)))
+        return rc;
+    if (*from_ms <= *to_ms)
+        return 0;
+    rc = api_error(out, 400, "bad_time", "from (%lld) is after to (%lld)", (long long)*from_ms,
+                   (long long)*to_ms);
+    return rc < 0 ? rc : 1;
+}
+
 static int parse_params(const struct api_env *env, const struct query *q, struct data_req *req,
                         struct api_response *out)
 {
-    int64_t now = api_now_ms(env);
     const char *step = query_get(q, "step"), *agg = query_get(q, "agg");
     int rc;
 
     memset(req, 0, sizeof(*req));
-    if ((rc = time_param(env, q, "from", DEFAULT_FROM, now, &req->from_ms, out)) ||
-        (rc = time_param(env, q, "to", DEFAULT_TO, now, &req->to_ms, out)))
+    if ((rc = api_time_range(env, q, DEFAULT_FROM, &req->from_ms, &req->to_ms, out)))
         return rc;
-    if (req->from_ms > req->to_ms)
-        rc = api_error(out, 400, "bad_time", "from (%lld) is after to (%lld)",
-                       (long long)req->from_ms, (long long)req->to_ms);
-    else if (step && tp_parse_duration(step, strlen(step), &req->step_ms) < 0)
+    if (step && tp_parse_duration(step, strlen(step), &req->step_ms) < 0)
         rc = api_error(out, 400, "bad_step",
                        "step: cannot read '%.100s' as a duration (e.g. 60, 10s, 5m, 1h)", step);
     else if (agg && strcmp(agg, "avg") && strcmp(agg, "min") && strcmp(agg, "max"))

@@ -24,8 +24,15 @@ int api_latest(const struct api_env *env, struct reader *rd, const struct query 
                struct api_response *out);
 int api_data(const struct api_env *env, struct reader *rd, const struct query *q,
              struct api_response *out);
+int api_export(const struct api_env *env, struct reader *rd, const struct query *q,
+               struct api_response *out);
 int api_metrics(const struct api_env *env, struct reader *rd, const struct query *q,
                 struct api_response *out);
+
+/* Parse from= and to= (defaults dflt_from and "now") into *from_ms, *to_ms, from <= to. Returns
+ * 0, or 1 with a 400 answer in *out, or -ENOMEM. */
+int api_time_range(const struct api_env *env, const struct query *q, const char *dflt_from,
+                   int64_t *from_ms, int64_t *to_ms, struct api_response *out);
 
 /* Append a JSON string literal (quoted, escaped; invalid UTF-8 bytes become U+FFFD). */
 void api_json_str(struct sbuf *b, const char *s);

@@ -23,8 +23,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define REOPEN_INTERVAL_MS 1000 /* how often a worker retries a database it could not open */
-#define WORKER_NICE        5    /* HTTP threads yield to the sampler (nice -10) and the writer */
+#define REOPEN_INTERVAL_MS 1000  /* how often a worker retries a database it could not open */
+#define WORKER_NICE        5     /* HTTP threads yield to the sampler (nice -10) and the writer */
+#define STREAM_BLOCK       65536 /* bytes a streamed answer is asked for at a time */
 
 struct http_server {
     struct MHD_Daemon *mhd;
@@ -136,16 +137,63 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         atomic_fetch_sub(&srv->connections, 1);
 }
 
+/* libmicrohttpd pulls a streamed answer through this; the stream runs on the worker thread that
+ * owns the connection, so the thread's read connection is never shared. */
+static ssize_t stream_cb(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct api_response *a = cls;
+    ssize_t n;
+
+    (void)pos;
+    n = a->stream(a->stream_ctx, buf, max);
+    if (n > 0)
+        return n;
+    if (n < 0)
+        log_warnx("http: a streamed answer failed (%s); closing the connection", strerror((int)-n));
+    return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void stream_done(void *cls)
+{
+    struct api_response *a = cls;
+
+    a->stream_free(a->stream_ctx);
+    free(a);
+}
+
+static struct MHD_Response *stream_response(struct api_response *a)
+{
+    struct api_response *keep = malloc(sizeof(*keep));
+    struct MHD_Response *r;
+
+    if (!keep) {
+        a->stream_free(a->stream_ctx);
+        return NULL;
+    }
+    *keep = *a;
+    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, stream_cb, keep,
+                                          stream_done);
+    if (!r)
+        stream_done(keep);
+    return r;
+}
+
 static enum MHD_Result send_answer(struct MHD_Connection *c, struct api_response *a, int close)
 {
     struct MHD_Response *r;
     enum MHD_Result ret;
 
-    r = MHD_create_response_from_buffer(a->body_len, a->body, MHD_RESPMEM_MUST_FREE);
+    if (a->stream)
+        r = stream_response(a);
+    else
+        r = MHD_create_response_from_buffer(a->body_len, a->body, MHD_RESPMEM_MUST_FREE);
     if (!r) {
-        free(a->body);
+        if (!a->stream)
+            free(a->body);
         return MHD_NO;
     }
+    if (a->disposition[0])
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, a->disposition);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, a->content_type);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     if (a->allow)

@@ -32,7 +32,8 @@ ROUTES_SRC = os.path.join(SOURCE_DIR, "web", "api.c")
 BASE = "http://127.0.0.1:9931"
 TOKEN = "doc-token"
 # The route table of today; the test also reads web/api.c, so a new route needs an example too.
-KNOWN_ROUTES = ["/api/v1/health", "/api/v1/counters", "/api/v1/data", "/api/v1/latest", "/metrics"]
+KNOWN_ROUTES = ["/api/v1/health", "/api/v1/counters", "/api/v1/data", "/api/v1/latest", "/api/v1/export",
+                "/metrics"]
 
 FENCE = re.compile(r"^```([A-Za-z0-9_+-]*)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 EXPECT = re.compile(r"^#\s*expect:\s*(\d{3})(?:\s+([a-z_]+))?\s*$")
@@ -118,6 +119,11 @@ def run_example(ex, daemon, workdir, n):
         except UnicodeDecodeError:
             text = ""
         check("# TYPE perflog_" in text, f"{what}: Prometheus text with '# TYPE perflog_' ({len(body)} bytes)")
+        return
+    if ex["path"] == "/api/v1/export" and ex["expect"] == 200:
+        check(body.startswith((b'"(PDH-CSV 4.0) (', b'"(PDH-TSV 4.0) (')) and body.endswith(b"\r\n")
+              and body.count(b"\r\n") >= 2,
+              f"{what}: a PDH-CSV/TSV log with a header and rows, CRLF ({body[:120]!r})")
         return
     try:
         doc = json.loads(body)

@@ -1,0 +1,123 @@
+/*
+ * api_export.c - GET /api/v1/export: a PDH-CSV (or TSV) counter log, streamed (export.c).
+ */
+#include "api_internal.h"
+#include "export.h"
+#include "series.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_FROM "-1h"
+#define MAX_EVERY    1000000
+
+struct export_job {
+    struct export_stream *x;
+};
+
+static ssize_t job_read(void *ctx, char *buf, size_t max)
+{
+    return export_read(((struct export_job *)ctx)->x, buf, max);
+}
+
+static void job_free(void *ctx)
+{
+    struct export_job *j = ctx;
+
+    export_close(j->x);
+    free(j);
+}
+
+/* format=, tz= and every= into *o; 1 with a 400 in *out, -ENOMEM, or 0. */
+static int parse_opts(const struct query *q, struct export_opts *o, struct api_response *out)
+{
+    const char *f = query_get(q, "format"), *tz = query_get(q, "tz"),
+               *every = query_get(q, "every");
+    char *end;
+    long n = 1;
+    int rc = 1;
+
+    o->format = f && !strcmp(f, "tsv") ? CSV_TAB : CSV_COMMA;
+    o->utc = tz && !strcmp(tz, "utc");
+    if (every) {
+        errno = 0;
+        n = strtol(every, &end, 10);
+    }
+    if (f && strcmp(f, "csv") && strcmp(f, "tsv"))
+        rc = api_error(out, 400, "bad_parameter", "format: '%.50s' is not csv or tsv", f);
+    else if (tz && strcmp(tz, "local") && strcmp(tz, "utc"))
+        rc = api_error(out, 400, "bad_parameter", "tz: '%.50s' is not local or utc", tz);
+    else if (every && (!*every || *end || errno || n < 1 || n > MAX_EVERY))
+        rc = api_error(out, 400, "bad_parameter",
+                       "every: '%.50s' is not a whole number from 1 to %d (keep every Nth row)",
+                       every, MAX_EVERY);
+    if (rc != 1)
+        return rc < 0 ? rc : 1;
+    o->every = (int)n;
+    return 0;
+}
+
+static void disposition(const struct api_env *env, const struct export_opts *o,
+                        struct api_response *out)
+{
+    time_t t = (time_t)(o->from_ms / 1000);
+    char stamp[32] = "";
+    struct tm tm;
+
+    if (gmtime_r(&t, &tm))
+        strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+    snprintf(out->disposition, sizeof(out->disposition),
+             "attachment; filename=\"perflog-%.60s-%s.%s\"", env->host, stamp,
+             o->format == CSV_TAB ? "tsv" : "csv");
+    for (char *p = out->disposition + 31; *p; p++)
+        if (*p == '"' || *p == '\\' || *p == '/' || (unsigned char)*p < 0x20)
+            *p = '_'; /* a host name never has these; keep the header well-formed anyway */
+    out->disposition[strlen(out->disposition) - 1] = '"';
+}
+
+int api_export(const struct api_env *env, struct reader *rd, const struct query *q,
+               struct api_response *out)
+{
+    struct pattern pats[API_MAX_PATTERNS];
+    struct series_set set = {0};
+    struct export_opts o = {.host = env->host, .interval_ms = env->interval_ms};
+    struct export_job *job = NULL;
+    struct tick *latest;
+    size_t npat;
+    int rc;
+
+    if ((rc = api_patterns(q, "counter", 0, pats, &npat, out)) ||
+        (rc = api_time_range(env, q, DEFAULT_FROM, &o.from_ms, &o.to_ms, out)) ||
+        (rc = parse_opts(q, &o, out)))
+        return rc < 0 ? rc : 0;
+    latest = env->live ? live_latest(env->live) : NULL;
+    rc = series_resolve(rd, latest, pats, npat, API_MAX_SERIES, &set);
+    tick_free(latest);
+    if (rc == -E2BIG || rc == -EIO) {
+        rc = rc == -E2BIG ? api_error(out, 400, "too_many_series",
+                                      "the patterns match more than %d counters; narrow them",
+                                      API_MAX_SERIES)
+                          : api_error(out, 503, "database_unavailable",
+                                      "the database cannot be read: %s", reader_errmsg(rd));
+        goto out;
+    }
+    job = rc == 0 ? calloc(1, sizeof(*job)) : NULL;
+    if (!job || export_open(rd, env->live, set.s, set.n, &o, &job->x) < 0) {
+        free(job);
+        rc = -ENOMEM;
+        goto out;
+    }
+    out->status = 200;
+    out->content_type = o.format == CSV_TAB ? "text/tab-separated-values; charset=utf-8"
+                                            : "text/csv; charset=utf-8";
+    out->stream = job_read;
+    out->stream_free = job_free;
+    out->stream_ctx = job;
+    disposition(env, &o, out);
+out:
+    series_set_free(&set);
+    return rc < 0 ? rc : 0;
+}

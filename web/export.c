@@ -1,0 +1,145 @@
+/*
+ * export.c - a PDH-CSV export as a pull stream; see export.h.
+ *
+ * The range is read a window of ticks at a time through data_query (raw ticks, the same values as
+ * /api/v1/data), each window formatted into a buffer that export_read drains. Memory holds one
+ * window: WINDOW_TICKS rows of the series.
+ */
+#include "export.h"
+
+#include "data.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WINDOW_TICKS 3600 /* rows read and formatted per step */
+
+struct export_stream {
+    struct reader *rd;
+    struct live *live;
+    struct series *s;
+    size_t ns;
+    struct export_opts o;
+    int64_t next_ms; /* start of the next window */
+    uint64_t row_no; /* rows seen, for `every` */
+    int header_done;
+    int done;
+    struct sbuf out; /* formatted, not yet read */
+    size_t out_pos;
+    char err[256];
+};
+
+int export_open(struct reader *rd, struct live *live, const struct series *s, size_t ns,
+                const struct export_opts *o, struct export_stream **out)
+{
+    struct export_stream *x = calloc(1, sizeof(*x));
+
+    if (!x)
+        return -ENOMEM;
+    x->s = malloc((ns ? ns : 1) * sizeof(*s));
+    if (!x->s) {
+        free(x);
+        return -ENOMEM;
+    }
+    memcpy(x->s, s, ns * sizeof(*s));
+    x->ns = ns;
+    x->rd = rd;
+    x->live = live;
+    x->o = *o;
+    if (x->o.every < 1)
+        x->o.every = 1;
+    if (x->o.interval_ms <= 0)
+        x->o.interval_ms = 1000;
+    x->next_ms = o->from_ms;
+    *out = x;
+    return 0;
+}
+
+static void header(struct export_stream *x)
+{
+    struct csv_zone zone;
+    char path[512];
+
+    csv_zone_at(x->o.utc, x->o.from_ms, &zone);
+    csv_first_cell(&x->out, x->o.format, &zone);
+    for (size_t i = 0; i < x->ns; i++) {
+        series_path(&x->s[i], path, sizeof(path));
+        csv_path_cell(&x->out, x->o.format, x->o.host, path);
+    }
+    csv_end_line(&x->out);
+}
+
+/* Read and format the next window. Returns 0, or a negative errno. */
+static int next_window(struct export_stream *x)
+{
+    int64_t span = x->o.interval_ms * WINDOW_TICKS;
+    int64_t to = x->next_ms > x->o.to_ms - span + 1 ? x->o.to_ms : x->next_ms + span - 1;
+    struct data_req req = {.from_ms = x->next_ms,
+                           .to_ms = to,
+                           .agg = DATA_AVG,
+                           .max_points = WINDOW_TICKS * 4,
+                           .interval_ms = x->o.interval_ms};
+    struct data_result res;
+    int rc;
+
+    rc = data_query(x->rd, x->live, x->s, x->ns, &req, &res, x->err, sizeof(x->err));
+    if (rc < 0)
+        return rc;
+    for (size_t p = 0; p < res.npoints; p++) {
+        if (x->row_no++ % (uint64_t)x->o.every)
+            continue;
+        csv_time_cell(&x->out, res.ts[p], x->o.utc);
+        for (size_t i = 0; i < x->ns; i++)
+            csv_value_cell(&x->out, x->o.format, res.values[i * res.npoints + p]);
+        csv_end_line(&x->out);
+    }
+    data_result_free(&res);
+    x->next_ms = to + 1;
+    if (to >= x->o.to_ms)
+        x->done = 1;
+    return sbuf_ok(&x->out) ? 0 : -ENOMEM;
+}
+
+ssize_t export_read(struct export_stream *x, char *buf, size_t max)
+{
+    size_t n;
+    int rc;
+
+    while (x->out_pos == x->out.len) {
+        x->out.len = 0;
+        x->out_pos = 0;
+        if (!x->header_done) {
+            header(x);
+            x->header_done = 1;
+        } else if (x->done) {
+            return 0;
+        } else if ((rc = next_window(x)) < 0) {
+            return rc;
+        }
+        if (!sbuf_ok(&x->out))
+            return -ENOMEM;
+    }
+    n = x->out.len - x->out_pos;
+    if (n > max)
+        n = max;
+    memcpy(buf, x->out.s + x->out_pos, n);
+    x->out_pos += n;
+    return (ssize_t)n;
+}
+
+const char *export_error(const struct export_stream *x)
+{
+    return x->err;
+}
+
+void export_close(struct export_stream *x)
+{
+    if (!x)
+        return;
+    sbuf_free(&x->out);
+    free(x->s);
+    free(x);
+}

@@ -1,0 +1,44 @@
+/*
+ * export.h - a PDH-CSV export as a stream: rows are produced as the database is read, a window of
+ * ticks at a time, so memory does not grow with the time range. Used by GET /api/v1/export (the
+ * HTTP server pulls bytes with export_read) and by `perflog export --db` (reading a file directly).
+ */
+#ifndef PERFLOG_EXPORT_H
+#define PERFLOG_EXPORT_H
+
+#include "csv.h"
+#include "live.h"
+#include "reader.h"
+#include "series.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct export_opts {
+    int64_t from_ms, to_ms; /* inclusive */
+    enum csv_format format;
+    int utc;             /* timestamps and header zone in UTC, else local time */
+    int every;           /* keep every Nth row (relog -t N); 1 = all */
+    const char *host;    /* for the \\HOST part of the column names */
+    int64_t interval_ms; /* the sampling interval, to size the windows */
+};
+
+struct export_stream;
+
+/*
+ * Start an export of series s[0..ns) (copied) over the raw ticks of the range. `rd` (may be NULL)
+ * and `live` (may be NULL) must outlive the stream; `rd` is used only inside export_read, by the
+ * calling thread. Returns 0 and sets *out, or -ENOMEM.
+ */
+int export_open(struct reader *rd, struct live *live, const struct series *s, size_t ns,
+                const struct export_opts *o, struct export_stream **out);
+
+/* Copy up to max bytes of the export into buf. Returns the count, 0 at the end, or a negative
+ * errno (-EIO: the database failed; the message is in export_error). */
+ssize_t export_read(struct export_stream *x, char *buf, size_t max);
+
+const char *export_error(const struct export_stream *x);
+void export_close(struct export_stream *x); /* accepts NULL */
+
+#endif
