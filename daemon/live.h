@@ -4,9 +4,10 @@
  * committed yet are visible at once.
  *
  * A ring of the last `capacity` ticks, each held by reference (ticks are immutable once built).
- * The sampler publishes; HTTP workers take references. Lock: the store's own mutex, held only for
- * pointer moves and reference counts, so a reader can delay the sampler by microseconds at most
- * and never by a query or a send.
+ * One thread (the sampler) publishes; HTTP workers take references. Lock: the store's own mutex,
+ * held by readers only for pointer moves and reference counts. The publisher never waits for it:
+ * when a reader holds it, the tick is handed off through a small lock-free slot ring and moved in
+ * by the next holder (see live.c), so a preempted low-priority reader cannot delay a tick.
  */
 #ifndef PERFLOG_LIVE_H
 #define PERFLOG_LIVE_H
@@ -22,7 +23,7 @@ struct live *live_new(size_t capacity); /* capacity >= 1; NULL on out of memory 
 void live_free(struct live *l);         /* drops every held reference; accepts NULL */
 
 /* Add t as the newest tick (the store takes its own reference), dropping the oldest past the
- * capacity. Ticks must come in time order. Thread-safe. */
+ * capacity. One publishing thread only; ticks in publishing order. Does not wait for readers. */
 void live_publish(struct live *l, struct tick *t);
 
 /* The newest tick with a new reference (release with tick_free), or NULL. Thread-safe. */

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -17,7 +18,19 @@ struct tick_queue {
     uint64_t dropped;
     int closed;
     size_t wake_at; /* a push signals a waiting taker once this many ticks are queued */
+    /* Copies of n, in_flight and dropped for queue_get_stats, which reads them without the lock:
+     * an HTTP worker asking for statistics must never hold the lock the sampler pushes under. */
+    _Atomic size_t a_queued, a_in_flight;
+    _Atomic uint64_t a_dropped;
 };
+
+/* Refresh the lock-free copies; called with the lock held after every change. */
+static void mirror(struct tick_queue *q)
+{
+    atomic_store_explicit(&q->a_queued, q->n, memory_order_relaxed);
+    atomic_store_explicit(&q->a_in_flight, q->in_flight, memory_order_relaxed);
+    atomic_store_explicit(&q->a_dropped, q->dropped, memory_order_relaxed);
+}
 
 struct tick_queue *queue_new(size_t capacity)
 {
@@ -94,6 +107,7 @@ size_t queue_push(struct tick_queue *q, struct tick *t)
     /* Waking the writer for a batch it will not take yet would cost it a context switch. */
     if (q->n >= q->wake_at)
         pthread_cond_signal(&q->nonempty);
+    mirror(q);
     pthread_mutex_unlock(&q->lock);
     return dropped;
 }
@@ -170,6 +184,7 @@ size_t queue_take(struct tick_queue *q, struct tick **out, size_t max, int64_t t
         q->n--;
     }
     q->in_flight += k;
+    mirror(q);
     pthread_mutex_unlock(&q->lock);
     return k;
 }
@@ -178,6 +193,7 @@ void queue_taken_done(struct tick_queue *q, size_t n)
 {
     pthread_mutex_lock(&q->lock);
     q->in_flight -= n <= q->in_flight ? n : q->in_flight;
+    mirror(q);
     pthread_mutex_unlock(&q->lock);
 }
 
@@ -197,6 +213,7 @@ void queue_give_back(struct tick_queue *q, struct tick **ticks, size_t n)
         q->ring[q->head] = ticks[i];
         q->n++;
     }
+    mirror(q);
     pthread_mutex_unlock(&q->lock);
 }
 
@@ -210,10 +227,8 @@ void queue_close(struct tick_queue *q)
 
 void queue_get_stats(struct tick_queue *q, struct queue_stats *out)
 {
-    pthread_mutex_lock(&q->lock);
-    out->queued = q->n;
-    out->in_flight = q->in_flight;
-    out->dropped = q->dropped;
-    out->capacity = q->cap;
-    pthread_mutex_unlock(&q->lock);
+    out->queued = atomic_load_explicit(&q->a_queued, memory_order_relaxed);
+    out->in_flight = atomic_load_explicit(&q->a_in_flight, memory_order_relaxed);
+    out->dropped = atomic_load_explicit(&q->a_dropped, memory_order_relaxed);
+    out->capacity = q->cap; /* fixed at queue_new */
 }

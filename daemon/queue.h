@@ -52,6 +52,6 @@ int queue_wait_count(struct tick_queue *q, size_t count, int64_t timeout_ms);
 /* How long the oldest queued tick has been waiting, in ms; -1 when none is queued. */
 int64_t queue_oldest_age_ms(struct tick_queue *q);
 
-void queue_get_stats(struct tick_queue *q, struct queue_stats *out);
+void queue_get_stats(struct tick_queue *q, struct queue_stats *out); /* lock-free; thread-safe */
 
 #endif

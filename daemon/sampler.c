@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,12 @@ struct sampler {
     pthread_cond_t wake;
     int stop;
     struct owned_settings *pending; /* new settings for the next tick, or NULL */
-    struct sampler_stats stats;
+    /* Statistics: written by the sampler thread only, read by anyone without a lock, so a reader
+     * (an HTTP worker at low priority) can never hold up the sampler's wake-up on sp->lock. */
+    struct {
+        _Atomic uint64_t ticks, missed;
+        _Atomic int64_t last_tick_wall_ms, last_interval_ms, interval_ms, last_collect_ns;
+    } st;
     /* owned by the sampler thread */
     struct owned_settings *cur;
     struct collector *collector;
@@ -144,9 +150,7 @@ static void apply_pending(struct sampler *sp)
     sp->collector = c;
     owned_free(sp->cur);
     sp->cur = p;
-    pthread_mutex_lock(&sp->lock);
-    sp->stats.interval_ms = p->s.interval_ms;
-    pthread_mutex_unlock(&sp->lock);
+    atomic_store(&sp->st.interval_ms, p->s.interval_ms);
 }
 
 /* Sleep on the monotonic clock until mono_deadline_ns or stop. Returns 1 when told to stop. */
@@ -224,13 +228,11 @@ static void *sampler_main(void *arg)
             queue_push(sp->queue, t);
         else
             log_error("sampler: out of memory; tick at %lld dropped", (long long)(wall / 1000000));
-        pthread_mutex_lock(&sp->lock);
-        sp->stats.ticks++;
-        sp->stats.missed += missed;
-        sp->stats.last_tick_wall_ms = wall / 1000000;
-        sp->stats.last_interval_ms = t ? tick_interval_ms : 0;
-        sp->stats.last_collect_ns = clock_mono_ns() - t0;
-        pthread_mutex_unlock(&sp->lock);
+        atomic_store(&sp->st.last_tick_wall_ms, wall / 1000000);
+        atomic_store(&sp->st.last_interval_ms, t ? tick_interval_ms : 0);
+        atomic_store(&sp->st.last_collect_ns, clock_mono_ns() - t0);
+        atomic_fetch_add(&sp->st.missed, missed);
+        atomic_fetch_add(&sp->st.ticks, 1);
         last_wall = wall;
         last_mono = mono;
         last_interval_ms = interval_ms;
@@ -253,7 +255,7 @@ struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queu
     }
     sp->queue = q;
     sp->live = live;
-    sp->stats.interval_ms = s->interval_ms;
+    atomic_store(&sp->st.interval_ms, s->interval_ms);
     pthread_mutex_init(&sp->lock, NULL);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -294,9 +296,12 @@ void sampler_reconfigure(struct sampler *sp, const struct sampler_settings *s)
 
 void sampler_get_stats(struct sampler *sp, struct sampler_stats *out)
 {
-    pthread_mutex_lock(&sp->lock);
-    *out = sp->stats;
-    pthread_mutex_unlock(&sp->lock);
+    out->ticks = atomic_load(&sp->st.ticks);
+    out->missed = atomic_load(&sp->st.missed);
+    out->last_tick_wall_ms = atomic_load(&sp->st.last_tick_wall_ms);
+    out->last_interval_ms = atomic_load(&sp->st.last_interval_ms);
+    out->interval_ms = atomic_load(&sp->st.interval_ms);
+    out->last_collect_ns = atomic_load(&sp->st.last_collect_ns);
 }
 
 void sampler_stop(struct sampler *sp)

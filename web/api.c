@@ -63,10 +63,10 @@ int api_error(struct api_response *out, int status, const char *code, const char
 int api_auth_ok(const char *authorization, const char *token)
 {
     static const char prefix[] = "Bearer ";
-    size_t tlen = strlen(token), alen;
+    size_t tlen = token ? strlen(token) : 0, alen;
     unsigned char diff = 0;
 
-    if (!authorization || strncasecmp(authorization, prefix, sizeof(prefix) - 1) != 0)
+    if (!authorization || !token || strncasecmp(authorization, prefix, sizeof(prefix) - 1) != 0)
         return 0;
     authorization += sizeof(prefix) - 1;
     alen = strlen(authorization);

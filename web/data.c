@@ -364,7 +364,8 @@ static int query_raw(struct reader *rd, struct live *live, struct walk *w,
     if (rd && req->from_ms < oldest)
         rc = read_ticks(rd, req->from_ms, oldest <= req->to_ms ? oldest - 1 : req->to_ms, &l);
     if (rc == -E2BIG || (rc == 0 && l.n + nlive > (size_t)req->max_points)) {
-        rc = too_many(why, whylen, (int64_t)(l.n + nlive), req);
+        /* a full list stopped the read: the range holds more than that */
+        rc = too_many(why, whylen, (int64_t)(l.n + nlive) + (rc == -E2BIG), req);
         goto out;
     }
     if (rc == 0 && (l.n + nlive) * w->ns > DATA_MAX_CELLS) {
