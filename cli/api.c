@@ -25,7 +25,7 @@ static void print_transport_error(const struct cli *c, int code, const char *err
 }
 
 /* The server's {"error": {"code", "message"}}, or the start of whatever else it sent. */
-static void print_http_error(const struct cli *c, const struct http_response *r)
+void cli_print_http_error(const struct cli *c, const struct http_response *r)
 {
     json_t *root = json_loadb(r->body, r->body_len, 0, NULL);
     const json_t *e = json_object_get(root, "error");
@@ -47,7 +47,9 @@ static void print_http_error(const struct cli *c, const struct http_response *r)
     json_decref(root);
 }
 
-int cli_get(const struct cli *c, const char *target, struct http_response *resp)
+/* GET target; the body to on_body when it is set (streaming), else collected. */
+static int get(const struct cli *c, const char *target, httpc_body_fn on_body, void *arg,
+               struct http_response *resp)
 {
     char auth[1024], err[1024];
     const char *headers[] = {"Accept: application/json", NULL, NULL};
@@ -62,18 +64,52 @@ int cli_get(const struct cli *c, const char *target, struct http_response *resp)
         snprintf(auth, sizeof(auth), "Authorization: Bearer %s", c->token);
         headers[1] = auth;
     }
-    ret = httpc_request(&c->url, &req, &r, err, sizeof(err));
+    ret = on_body ? httpc_request_stream(&c->url, &req, on_body, arg, &r, err, sizeof(err))
+                  : httpc_request(&c->url, &req, &r, err, sizeof(err));
+    if (ret == HTTPC_EABORT)
+        return CLI_EXIT_FAIL; /* the receiver has said why */
     if (ret < 0) {
         print_transport_error(c, ret, err);
         return CLI_EXIT_FAIL;
     }
+    *resp = r;
+    return 0;
+}
+
+int cli_get_any(const struct cli *c, const char *target, struct http_response *resp)
+{
+    return get(c, target, NULL, NULL, resp);
+}
+
+int cli_get(const struct cli *c, const char *target, struct http_response *resp)
+{
+    struct http_response r;
+    int ret = get(c, target, NULL, NULL, &r);
+
+    if (ret)
+        return ret;
     if (r.status < 200 || r.status > 299) {
-        print_http_error(c, &r);
+        cli_print_http_error(c, &r);
         httpc_response_free(&r);
         return CLI_EXIT_FAIL;
     }
     *resp = r;
     return 0;
+}
+
+int cli_get_stream(const struct cli *c, const char *target, httpc_body_fn on_body, void *arg)
+{
+    struct http_response r;
+    int ret = get(c, target, on_body, arg, &r);
+
+    if (ret)
+        return ret;
+    if (r.status < 200 || r.status > 299) {
+        cli_print_http_error(c, &r);
+        ret = CLI_EXIT_FAIL;
+    }
+    httpc_response_free(&r);
+    return ret;
 }
 
 int cli_query_add(char **target, const char *name, const char *value)

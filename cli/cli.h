@@ -36,6 +36,8 @@ struct cli_cmd {
 int cmd_status(const struct cli *c, int argc, char **argv);
 int cmd_counters(const struct cli *c, int argc, char **argv);
 int cmd_data(const struct cli *c, int argc, char **argv);
+int cmd_export(const struct cli *c, int argc, char **argv);
+int cmd_typeperf(const struct cli *c, int argc, char **argv);
 
 /*
  * GET target (e.g. "/api/v1/health", query already encoded). On a 2xx answer fills *resp (free
@@ -44,6 +46,20 @@ int cmd_data(const struct cli *c, int argc, char **argv);
  * on 401 - and returns CLI_EXIT_FAIL.
  */
 int cli_get(const struct cli *c, const char *target, struct http_response *resp);
+
+/* Like cli_get, but any HTTP status is returned in *resp (0); only a transport failure is printed
+ * and returns CLI_EXIT_FAIL. */
+int cli_get_any(const struct cli *c, const char *target, struct http_response *resp);
+
+/*
+ * GET target and hand a 2xx body to on_body piece by piece as it arrives (httpc_request_stream),
+ * so memory does not grow with its size. Returns 0, or CLI_EXIT_FAIL after printing what went
+ * wrong as cli_get does (when on_body stops the transfer, it is on_body's to say why).
+ */
+int cli_get_stream(const struct cli *c, const char *target, httpc_body_fn on_body, void *arg);
+
+/* Print the server's {"error": ...} message of a non-2xx answer (and the token hint on 401). */
+void cli_print_http_error(const struct cli *c, const struct http_response *r);
 
 /*
  * Append "?name=value" (or "&name=value" when target already has a query) to *target, which is

@@ -4,7 +4,8 @@
  *
  * The socket stays non-blocking and every wait goes through poll(), so no step blocks longer than
  * its timeout. The response is read into one buffer; a chunked body is decoded in place as it
- * arrives, so the buffer never holds much more than the body itself.
+ * arrives, so the buffer never holds much more than the body itself. httpc_request_stream hands
+ * a 2xx body on after every read and drops it from the buffer, which then holds one read at most.
  */
 #include "httpc.h"
 
@@ -35,7 +36,11 @@ struct reader {
     struct httpc_head head;
     enum body_mode mode;
     struct httpc_chunked ch;
-    int head_only; /* a HEAD request: no body whatever the headers say */
+    int head_only;      /* a HEAD request: no body whatever the headers say */
+    httpc_body_fn sink; /* httpc_request_stream: where a 2xx body goes */
+    void *sink_arg;
+    int streaming;      /* the answer is 2xx and sink is set: the body is handed on, not kept */
+    uint64_t delivered; /* body bytes handed to the sink so far */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -248,7 +253,8 @@ static int head_step(struct reader *r, char *why, size_t whylen)
     r->head_done = 1;
     r->mode = pick_mode(r);
     r->ch.rd = r->ch.wr = r->head.len;
-    if (r->mode == BODY_LENGTH && (uint64_t)r->head.content_length > r->max_body) {
+    r->streaming = r->sink && r->head.status >= 200 && r->head.status <= 299;
+    if (r->mode == BODY_LENGTH && !r->streaming && (uint64_t)r->head.content_length > r->max_body) {
         set_err(why, whylen, "the response is larger than %zu bytes (Content-Length %lld)",
                 r->max_body, (long long)r->head.content_length);
         return HTTPC_ETOOBIG;
@@ -269,7 +275,7 @@ static int chunked_step(struct reader *r, char *why, size_t whylen)
         set_err(why, whylen, "malformed chunked response body");
         return HTTPC_EPROTO;
     }
-    if (r->ch.wr - r->head.len > r->max_body) {
+    if (!r->streaming && r->ch.wr - r->head.len > r->max_body) {
         set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
         return HTTPC_ETOOBIG;
     }
@@ -290,18 +296,45 @@ static int advance(struct reader *r, char *why, size_t whylen)
         r->len = r->head.len;
         return 1;
     case BODY_LENGTH:
-        if (r->len - r->head.len < (uint64_t)r->head.content_length)
+        if (r->delivered + (r->len - r->head.len) < (uint64_t)r->head.content_length)
             return 0;
-        r->len = r->head.len + (size_t)r->head.content_length;
+        r->len = r->head.len + (size_t)((uint64_t)r->head.content_length - r->delivered);
         return 1;
     case BODY_CHUNKED:
         return chunked_step(r, why, whylen);
     default:
-        if (r->len - r->head.len <= r->max_body)
+        if (r->streaming || r->len - r->head.len <= r->max_body)
             return 0;
         set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
         return HTTPC_ETOOBIG;
     }
+}
+
+/* Streaming: hand the body bytes decoded so far to the sink and drop them from the buffer. */
+static int drain(struct reader *r, char *why, size_t whylen)
+{
+    size_t start = r->head.len, end, n;
+
+    if (!r->streaming || !r->head_done || r->mode == BODY_NONE)
+        return 0;
+    end = r->mode == BODY_CHUNKED ? r->ch.wr : r->len;
+    if (r->mode == BODY_LENGTH && end - start > (uint64_t)r->head.content_length - r->delivered)
+        end = start + (size_t)((uint64_t)r->head.content_length - r->delivered);
+    if (end <= start)
+        return 0;
+    n = end - start;
+    if (r->sink(r->sink_arg, r->buf + start, n) != 0) {
+        set_err(why, whylen, "the transfer was stopped by its receiver");
+        return HTTPC_EABORT;
+    }
+    r->delivered += n;
+    memmove(r->buf + start, r->buf + end, r->len - end);
+    r->len -= n;
+    if (r->mode == BODY_CHUNKED) {
+        r->ch.wr -= n;
+        r->ch.rd -= n;
+    }
+    return 0;
 }
 
 static int at_eof(const struct reader *r, char *why, size_t whylen)
@@ -343,6 +376,8 @@ static int read_response(int fd, struct reader *r, int timeout_ms, char *why, si
             return at_eof(r, why, whylen) < 0 ? HTTPC_EIO : 0;
         r->len += (size_t)n;
         w = advance(r, why, whylen);
+        if (w >= 0 && drain(r, why, whylen) < 0)
+            return HTTPC_EABORT;
         if (w != 0)
             return w < 0 ? w : 0;
     }
@@ -381,10 +416,12 @@ static int exchange(int fd, const struct http_request *req, const char *head, st
     return ret;
 }
 
-int httpc_request(const struct http_url *u, const struct http_request *req,
-                  struct http_response *resp, char *err, size_t errlen)
+static int request(const struct http_url *u, const struct http_request *req, httpc_body_fn on_body,
+                   void *arg, struct http_response *resp, char *err, size_t errlen)
 {
-    struct reader r = {.max_body = req->max_body ? req->max_body : HTTPC_MAX_BODY_DEFAULT};
+    struct reader r = {.max_body = req->max_body ? req->max_body : HTTPC_MAX_BODY_DEFAULT,
+                       .sink = on_body,
+                       .sink_arg = arg};
     char why[512], origin[HTTPC_HOST_MAX + 16];
     char *head = NULL;
     int fd = -1, ret = check_request(req, err, errlen);
@@ -411,6 +448,19 @@ int httpc_request(const struct http_url *u, const struct http_request *req,
     free(head);
     free(r.buf);
     return ret;
+}
+
+int httpc_request(const struct http_url *u, const struct http_request *req,
+                  struct http_response *resp, char *err, size_t errlen)
+{
+    return request(u, req, NULL, NULL, resp, err, errlen);
+}
+
+int httpc_request_stream(const struct http_url *u, const struct http_request *req,
+                         httpc_body_fn on_body, void *arg, struct http_response *resp, char *err,
+                         size_t errlen)
+{
+    return request(u, req, on_body, arg, resp, err, errlen);
 }
 
 void httpc_response_free(struct http_response *r)

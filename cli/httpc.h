@@ -32,6 +32,7 @@ enum httpc_error {
     HTTPC_EPROTO = -6,   /* the response is not valid HTTP/1.x */
     HTTPC_ETOOBIG = -7,  /* the body is larger than the cap */
     HTTPC_ENOMEM = -8,
+    HTTPC_EABORT = -9, /* the body callback of httpc_request_stream asked to stop */
 };
 
 struct http_url {
@@ -116,6 +117,24 @@ struct http_response {
  */
 int httpc_request(const struct http_url *u, const struct http_request *req,
                   struct http_response *resp, char *err, size_t errlen);
+
+/*
+ * A body receiver for httpc_request_stream: called with each piece of the decoded body (after
+ * chunked decoding), in order, as it arrives. Returns 0 to go on, non-zero to stop the transfer.
+ */
+typedef int (*httpc_body_fn)(void *arg, const char *data, size_t len);
+
+/*
+ * Like httpc_request, but a 2xx body is handed to on_body piece by piece as it is read, instead of
+ * being collected: memory stays bounded by one read (plus a chunk header) whatever the body's
+ * size, and req->max_body does not apply to it. On 0, *resp holds the status and content type and,
+ * for a 2xx answer, an empty body (""); any other status keeps its body in *resp as httpc_request
+ * does (capped by max_body), so the caller can show the server's error. When on_body stops the
+ * transfer the call returns HTTPC_EABORT with *resp untouched.
+ */
+int httpc_request_stream(const struct http_url *u, const struct http_request *req,
+                         httpc_body_fn on_body, void *arg, struct http_response *resp, char *err,
+                         size_t errlen);
 
 /* Free the body and clear *r. Accepts NULL. */
 void httpc_response_free(struct http_response *r);

@@ -13,6 +13,12 @@ static const struct cli_cmd cmds[] = {
     {.name = "status", .run = cmd_status, .summary = "the daemon's health and last sample"},
     {.name = "counters", .run = cmd_counters, .summary = "list counter paths, like typeperf -q"},
     {.name = "data", .run = cmd_data, .summary = "a table of stored values over a time range"},
+    {.name = "export",
+     .run = cmd_export,
+     .summary = "a PDH-CSV 4.0 counter log, from the daemon or a database file"},
+    {.name = "typeperf",
+     .run = cmd_typeperf,
+     .summary = "live values in typeperf's own format and options"},
 };
 
 static const char usage_head[] =

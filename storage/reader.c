@@ -109,6 +109,26 @@ static int64_t meta_int(struct reader *r, const char *key)
     return v;
 }
 
+int reader_host(struct reader *r, char *buf, size_t cap)
+{
+    sqlite3_stmt *st;
+    const unsigned char *v;
+    int rc;
+
+    if (cap > 0)
+        buf[0] = '\0';
+    if (prepare(r, "SELECT value FROM meta WHERE key = 'host'", &st) < 0)
+        return -EIO;
+    rc = sqlite3_step(st);
+    v = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+    if (v && cap > 0)
+        snprintf(buf, cap, "%s", (const char *)v);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return -EIO;
+    return v ? 0 : -ENOENT;
+}
+
 int reader_rollup_marks(struct reader *r, int64_t *minute_until_ms, int64_t *hour_until_ms)
 {
     int64_t h;

@@ -26,6 +26,10 @@ int reader_open(const char *path, struct reader **out, char *err, size_t errlen)
 void reader_close(struct reader *r); /* accepts NULL */
 const char *reader_errmsg(struct reader *r);
 
+/* The host name the writer recorded (meta key 'host') into buf (cap bytes, always terminated when
+ * cap > 0). Returns 0, -ENOENT when the database has none (buf ""), or -EIO. */
+int reader_host(struct reader *r, char *buf, size_t cap);
+
 /* Every instance the log knows: cb(arg, object id, name, instance id), in id order. */
 int reader_instances(struct reader *r,
                      int (*cb)(void *arg, int obj, const char *name, int64_t inst), void *arg);

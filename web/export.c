@@ -58,12 +58,13 @@ int export_open(struct reader *rd, struct live *live, const struct series *s, si
     return 0;
 }
 
-static void header(struct export_stream *x)
+/* The header, its zone cell for first_ms: the first row's time (csv.h), or `from` with no rows. */
+static void header(struct export_stream *x, int64_t first_ms)
 {
     struct csv_zone zone;
     char path[512];
 
-    csv_zone_at(x->o.utc, x->o.from_ms, &zone);
+    csv_zone_at(x->o.utc, first_ms, &zone);
     csv_first_cell(&x->out, x->o.format, &zone);
     for (size_t i = 0; i < x->ns; i++) {
         series_path(&x->s[i], path, sizeof(path));
@@ -88,6 +89,15 @@ static int next_window(struct export_stream *x)
     rc = data_query(x->rd, x->live, x->s, x->ns, &req, &res, x->err, sizeof(x->err));
     if (rc < 0)
         return rc;
+    x->next_ms = to + 1;
+    if (to >= x->o.to_ms)
+        x->done = 1;
+    /* The header waits for the first row, whose instant names the zone (a DST change may lie
+     * between `from` and the first tick); with no row at all it is written at the end. */
+    if (!x->header_done && (res.npoints || x->done)) {
+        header(x, res.npoints ? res.ts[0] : x->o.from_ms);
+        x->header_done = 1;
+    }
     for (size_t p = 0; p < res.npoints; p++) {
         if (x->row_no++ % (uint64_t)x->o.every)
             continue;
@@ -97,9 +107,6 @@ static int next_window(struct export_stream *x)
         csv_end_line(&x->out);
     }
     data_result_free(&res);
-    x->next_ms = to + 1;
-    if (to >= x->o.to_ms)
-        x->done = 1;
     return sbuf_ok(&x->out) ? 0 : -ENOMEM;
 }
 
@@ -111,10 +118,7 @@ ssize_t export_read(struct export_stream *x, char *buf, size_t max)
     while (x->out_pos == x->out.len) {
         x->out.len = 0;
         x->out_pos = 0;
-        if (!x->header_done) {
-            header(x);
-            x->header_done = 1;
-        } else if (x->done) {
+        if (x->done) {
             return 0;
         } else if ((rc = next_window(x)) < 0) {
             return rc;

@@ -1,0 +1,431 @@
+/*
+ * cmd_export.c - `perflog export PATTERN...`: a PDH-CSV 4.0 (or TSV) counter log (design section
+ * 6), streamed to stdout or a file as it is read, so memory does not grow with the time range.
+ *
+ * With the daemon: GET /api/v1/export, the body passed through as it arrives. With --db PATH: the
+ * database file is read directly (read-only, no daemon needed, e.g. a copy from another machine)
+ * through the same export stream the server uses (web/export.c), so both give the same bytes.
+ */
+#include "cli.h"
+#include "export.h"
+#include "pattern.h"
+#include "reader.h"
+#include "series.h"
+#include "timeparse.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_PATTERNS  32   /* as the server takes */
+#define MAX_SERIES    1000 /* as the server takes */
+#define MAX_EVERY     1000000
+#define MEDIAN_TICKS  64 /* ticks looked at for the sampling interval of a database */
+#define COPY_BUF_SIZE 65536
+
+static const char help[] =
+    "usage: perflog export PATTERN... [--from T] [--to T] [--format csv|tsv] [--tz local|utc]\n"
+    "                      [-t N] [-o FILE] [--db PATH] [--run ID]\n"
+    "\n"
+    "Write stored values as a PDH-CSV 4.0 counter log, as perfmon, logman and relog write it:\n"
+    "one column per matching counter (\\\\HOST\\Object(Instance)\\Counter), one row per sample,\n"
+    "every cell quoted, CRLF line ends, \" \" for a missing value. PATTERN as for perflog\n"
+    "counters, e.g. '\\Memory\\*' or '\\PhysicalDisk(*)\\Disk Bytes/sec' (quote it for the "
+    "shell).\n"
+    "\n"
+    "  --from T           start: RFC 3339, Unix seconds, now, -10m, now-1h (default -1h)\n"
+    "  --to T             end, the same forms (default now)\n"
+    "  --format csv|tsv   commas (default) or tabs\n"
+    "  --tz local|utc     timestamps and the header's zone in local time (default) or UTC\n"
+    "  -t N               keep every Nth sample, like relog -t N\n"
+    "  -o FILE            write FILE (complete or not at all) instead of standard output\n"
+    "  --db PATH          read the database file PATH directly, without a daemon\n"
+    "  --run ID           the samples of one run (needs the runs feature)\n";
+
+struct export_args {
+    const char *from, *to, *format, *tz, *out, *db, *run;
+    int every;
+    char **pats;
+    int npat;
+};
+
+static int parse_every(const char *s, int *out)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(s, &end, 10);
+    if (!*s || *end || errno || n < 1 || n > MAX_EVERY)
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct export_args *a)
+{
+    static const struct option opts[] = {
+        {"from", required_argument, NULL, 'f'},
+        {"to", required_argument, NULL, 'T'},
+        {"run", required_argument, NULL, 'r'},
+        {"format", required_argument, NULL, 'F'},
+        {"tz", required_argument, NULL, 'z'},
+        {"db", required_argument, NULL, 'd'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+
+    while ((c = getopt_long(argc, argv, "ht:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            a->from = optarg;
+            break;
+        case 'T':
+            a->to = optarg;
+            break;
+        case 'r':
+            a->run = optarg;
+            break;
+        case 'F':
+            a->format = optarg;
+            break;
+        case 'z':
+            a->tz = optarg;
+            break;
+        case 'd':
+            a->db = optarg;
+            break;
+        case 'o':
+            a->out = optarg;
+            break;
+        case 't':
+            if (parse_every(optarg, &a->every) == 0)
+                break;
+            fprintf(stderr, "perflog export: -t: expected a whole number from 1 to %d, got '%s'\n",
+                    MAX_EVERY, optarg);
+            return CLI_EXIT_USAGE;
+        default:
+            cli_print_help(c != 'h', help);
+            return c == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+        }
+    }
+    a->pats = argv + optind;
+    a->npat = argc - optind;
+    return -1;
+}
+
+static int check_args(const struct export_args *a)
+{
+    if (a->run) {
+        fprintf(stderr, "perflog export: --run needs the runs feature (not yet available)\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->format && strcmp(a->format, "csv") != 0 && strcmp(a->format, "tsv") != 0) {
+        fprintf(stderr, "perflog export: --format: expected csv or tsv, got '%s'\n", a->format);
+        return CLI_EXIT_USAGE;
+    }
+    if (a->tz && strcmp(a->tz, "local") != 0 && strcmp(a->tz, "utc") != 0) {
+        fprintf(stderr, "perflog export: --tz: expected local or utc, got '%s'\n", a->tz);
+        return CLI_EXIT_USAGE;
+    }
+    if (a->npat == 0) {
+        fprintf(stderr, "perflog export: give at least one counter pattern, e.g. '\\Memory\\*' "
+                        "(perflog counters lists them)\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (a->npat > MAX_PATTERNS) {
+        fprintf(stderr, "perflog export: at most %d patterns\n", MAX_PATTERNS);
+        return CLI_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* Where the export goes: stdout, or FILE.tmp renamed to FILE once complete. */
+struct sink {
+    FILE *f;
+    const char *path; /* NULL: stdout */
+    char *tmp;
+    int failed;
+};
+
+static int sink_open(struct sink *s, const char *path)
+{
+    size_t n;
+
+    s->path = path;
+    if (!path) {
+        s->f = stdout;
+        return 0;
+    }
+    n = strlen(path) + 5;
+    s->tmp = malloc(n);
+    if (!s->tmp) {
+        fprintf(stderr, "perflog: out of memory\n");
+        return -1;
+    }
+    snprintf(s->tmp, n, "%s.tmp", path);
+    s->f = fopen(s->tmp, "wb");
+    if (!s->f) {
+        fprintf(stderr, "perflog export: cannot write %s: %s\n", s->tmp, strerror(errno));
+        free(s->tmp);
+        s->tmp = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int sink_write(void *arg, const char *data, size_t len)
+{
+    struct sink *s = arg;
+
+    if (fwrite(data, 1, len, s->f) == len)
+        return 0;
+    fprintf(stderr, "perflog export: cannot write %s: %s\n", s->path ? s->tmp : "the output",
+            strerror(errno));
+    s->failed = 1;
+    return -1;
+}
+
+/* Finish the output: ok selects rename (or flush) versus removing the partial file. */
+static int sink_close(struct sink *s, int ok)
+{
+    int ret = ok && !s->failed ? 0 : -1;
+
+    if (!s->path) {
+        if (fflush(stdout) != 0 && ret == 0) {
+            fprintf(stderr, "perflog export: cannot write the output: %s\n", strerror(errno));
+            ret = -1;
+        }
+        return ret;
+    }
+    if (fclose(s->f) != 0 && ret == 0) {
+        fprintf(stderr, "perflog export: cannot write %s: %s\n", s->tmp, strerror(errno));
+        ret = -1;
+    }
+    if (ret == 0 && rename(s->tmp, s->path) != 0) {
+        fprintf(stderr, "perflog export: cannot rename %s to %s: %s\n", s->tmp, s->path,
+                strerror(errno));
+        ret = -1;
+    }
+    if (ret != 0)
+        unlink(s->tmp);
+    free(s->tmp);
+    s->tmp = NULL;
+    return ret;
+}
+
+/* "/api/v1/export?counter=..&from=..": NULL when out of memory. */
+static char *build_target(const struct export_args *a)
+{
+    char *t = strdup("/api/v1/export"), every[16];
+    int r = t ? 0 : -1;
+
+    for (int i = 0; i < a->npat && r == 0; i++)
+        r = cli_query_add(&t, "counter", a->pats[i]);
+    if (r == 0 && a->from)
+        r = cli_query_add(&t, "from", a->from);
+    if (r == 0 && a->to)
+        r = cli_query_add(&t, "to", a->to);
+    if (r == 0 && a->format)
+        r = cli_query_add(&t, "format", a->format);
+    if (r == 0 && a->tz)
+        r = cli_query_add(&t, "tz", a->tz);
+    if (r == 0 && a->every > 1) {
+        snprintf(every, sizeof(every), "%d", a->every);
+        r = cli_query_add(&t, "every", every);
+    }
+    if (r < 0) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static int export_http(const struct cli *c, const struct export_args *a)
+{
+    struct sink s = {0};
+    char *target = build_target(a);
+    int ret;
+
+    if (!target) {
+        fprintf(stderr, "perflog: out of memory\n");
+        return CLI_EXIT_FAIL;
+    }
+    if (sink_open(&s, a->out) < 0) {
+        free(target);
+        return CLI_EXIT_FAIL;
+    }
+    ret = cli_get_stream(c, target, sink_write, &s);
+    free(target);
+    if (sink_close(&s, ret == 0) < 0)
+        ret = CLI_EXIT_FAIL;
+    return ret;
+}
+
+/* --- --db: the database file read directly --- */
+
+struct intervals {
+    int64_t v[MEDIAN_TICKS];
+    size_t n;
+};
+
+static int interval_cb(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms)
+{
+    struct intervals *iv = arg;
+
+    (void)tick;
+    (void)t_ms;
+    if (interval_ms > 0)
+        iv->v[iv->n++] = interval_ms;
+    return iv->n == MEDIAN_TICKS; /* stop once there are enough */
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The sampling interval of the log: the median interval of its first ticks, else 1000 ms. */
+static int64_t db_interval(struct reader *rd)
+{
+    struct intervals iv = {.n = 0};
+
+    if (reader_ticks(rd, 0, INT64_MAX, interval_cb, &iv) < 0 || iv.n == 0)
+        return 1000;
+    qsort(iv.v, iv.n, sizeof(iv.v[0]), cmp_i64);
+    return iv.v[iv.n / 2];
+}
+
+static int parse_time_arg(const char *name, const char *s, int64_t now, int64_t *out)
+{
+    int rc = tp_parse_time(s, strlen(s), now, out);
+
+    if (rc == 0)
+        return 0;
+    fprintf(stderr,
+            "perflog export: %s: cannot read '%s' as a time (%s; e.g. 2026-11-29T18:00:00Z, "
+            "1795974000, now, -10m, now-1h)\n",
+            name, s, rc == -ERANGE ? "out of range" : "bad syntax");
+    return -1;
+}
+
+/* Patterns and times of the command line into *o and pats; CLI_EXIT_USAGE or -1 to go on. */
+static int db_args(const struct export_args *a, struct pattern *pats, struct export_opts *o)
+{
+    int64_t now = cli_now_ms();
+
+    for (int i = 0; i < a->npat; i++) {
+        const char *why = NULL;
+        if (pattern_parse(a->pats[i], strlen(a->pats[i]), &pats[i], &why) < 0) {
+            fprintf(stderr,
+                    "perflog export: bad counter path '%s': %s (expected "
+                    "\\Object(Instance)\\Counter, '*' as a wildcard)\n",
+                    a->pats[i], why ? why : "invalid");
+            return CLI_EXIT_USAGE;
+        }
+    }
+    if (parse_time_arg("--from", a->from ? a->from : "-1h", now, &o->from_ms) < 0 ||
+        parse_time_arg("--to", a->to ? a->to : "now", now, &o->to_ms) < 0)
+        return CLI_EXIT_USAGE;
+    if (o->from_ms > o->to_ms) {
+        fprintf(stderr, "perflog export: --from (%lld) is after --to (%lld)\n",
+                (long long)o->from_ms, (long long)o->to_ms);
+        return CLI_EXIT_USAGE;
+    }
+    o->format = a->format && !strcmp(a->format, "tsv") ? CSV_TAB : CSV_COMMA;
+    o->utc = a->tz && !strcmp(a->tz, "utc");
+    o->every = a->every > 0 ? a->every : 1;
+    return -1;
+}
+
+/* Copy the export stream to the sink; 0 or -1 (reported). */
+static int pump(struct export_stream *x, struct sink *s)
+{
+    char *buf = malloc(COPY_BUF_SIZE);
+    ssize_t n;
+
+    if (!buf) {
+        fprintf(stderr, "perflog: out of memory\n");
+        return -1;
+    }
+    while ((n = export_read(x, buf, COPY_BUF_SIZE)) > 0)
+        if (sink_write(s, buf, (size_t)n) < 0)
+            break;
+    free(buf);
+    if (n < 0)
+        fprintf(stderr, "perflog export: %s\n",
+                n == -ENOMEM       ? "out of memory"
+                : *export_error(x) ? export_error(x)
+                                   : "the database cannot be read");
+    return n == 0 ? 0 : -1;
+}
+
+static int export_db(const struct export_args *a)
+{
+    struct pattern pats[MAX_PATTERNS];
+    struct export_opts o = {0};
+    struct series_set set = {0};
+    struct export_stream *x = NULL;
+    struct reader *rd = NULL;
+    struct sink s = {0};
+    char err[512], host[256];
+    int rc = db_args(a, pats, &o), ret = CLI_EXIT_FAIL;
+
+    if (rc >= 0)
+        return rc;
+    if (reader_open(a->db, &rd, err, sizeof(err)) < 0) {
+        fprintf(stderr, "perflog export: %s\n", err);
+        return CLI_EXIT_FAIL;
+    }
+    if (reader_host(rd, host, sizeof(host)) == -EIO) {
+        fprintf(stderr, "perflog export: %s: %s\n", a->db, reader_errmsg(rd));
+        goto out;
+    }
+    o.host = host;
+    o.interval_ms = db_interval(rd);
+    rc = series_resolve(rd, NULL, pats, (size_t)a->npat, MAX_SERIES, &set);
+    if (rc < 0) {
+        fprintf(stderr, "perflog export: %s\n",
+                rc == -E2BIG    ? "the patterns match more than 1000 counters; narrow them"
+                : rc == -ENOMEM ? "out of memory"
+                                : reader_errmsg(rd));
+        goto out;
+    }
+    if (set.n == 0)
+        fprintf(stderr,
+                "perflog export: no counter in %s matches (the log has only the time "
+                "column)\n",
+                a->db);
+    if (export_open(rd, NULL, set.s, set.n, &o, &x) < 0) {
+        fprintf(stderr, "perflog: out of memory\n");
+        goto out;
+    }
+    if (sink_open(&s, a->out) < 0)
+        goto out;
+    rc = pump(x, &s);
+    ret = sink_close(&s, rc == 0) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+out:
+    export_close(x);
+    series_set_free(&set);
+    reader_close(rd);
+    return ret;
+}
+
+int cmd_export(const struct cli *c, int argc, char **argv)
+{
+    struct export_args a = {.every = 1};
+    int ret = parse_opts(argc, argv, &a);
+
+    if (ret < 0)
+        ret = check_args(&a);
+    if (ret >= 0)
+        return ret;
+    return a.db ? export_db(&a) : export_http(c, &a);
+}

@@ -1,0 +1,286 @@
+/*
+ * typeperf_args.c - the pure parts of `perflog typeperf`; see typeperf.h.
+ */
+#include "typeperf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_INTERVAL_S 86400
+#define CF_MAX_BYTES   (16 << 20)
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err || errlen == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+int tp_list_add(struct tp_list *l, const char *s, size_t len)
+{
+    char *copy;
+
+    for (size_t i = 0; i < l->n; i++)
+        if (strlen(l->v[i]) == len && memcmp(l->v[i], s, len) == 0)
+            return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        char **v = realloc(l->v, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    copy = malloc(len + 1);
+    if (!copy)
+        return -ENOMEM;
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    l->v[l->n++] = copy;
+    return 1;
+}
+
+void tp_list_free(struct tp_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+/* A whole number of 1..max digits' worth, at most `max`; -1 when not. */
+static long whole(const char *s, size_t len, long max)
+{
+    long v = 0;
+
+    if (len == 0 || len > 9)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v <= max ? v : -1;
+}
+
+int tp_parse_interval(const char *s, int *out_ms)
+{
+    long part[3] = {0, 0, 0}, total;
+    size_t nparts = 0;
+    const char *p = s;
+
+    for (;;) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        long v = whole(p, len, MAX_INTERVAL_S);
+
+        if (v < 0 || nparts == 3)
+            return -1;
+        part[nparts++] = v;
+        if (!colon)
+            break;
+        p = colon + 1;
+    }
+    /* the last part is seconds, then minutes, then hours */
+    total = nparts == 1   ? part[0]
+            : nparts == 2 ? part[0] * 60 + part[1]
+                          : part[0] * 3600 + part[1] * 60 + part[2];
+    if (nparts > 1 && part[nparts - 1] > 59)
+        return -1;
+    if (nparts == 3 && part[1] > 59)
+        return -1;
+    if (total < 1 || total > MAX_INTERVAL_S)
+        return -1;
+    *out_ms = (int)(total * 1000);
+    return 0;
+}
+
+/* The value of an option that needs one; NULL (with err set) when it is missing. */
+static const char *need_value(int argc, char **argv, int *i, const char *opt, char *err,
+                              size_t errlen)
+{
+    if (*i + 1 >= argc) {
+        set_err(err, errlen, "option %s needs a value", opt);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* An OBJECT after -q: "Memory" or "\\Memory", not an option nor a counter path. */
+static int is_object_name(const char *s)
+{
+    return *s && *s != '-' && !strchr(s + (*s == '\\'), '\\');
+}
+
+static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *err, size_t errlen)
+{
+    const char *opt = argv[*i], *name = opt[1] == '-' ? opt + 2 : opt + 1, *v;
+
+    if (!strcasecmp(name, "si")) {
+        if (!(v = need_value(argc, argv, i, opt, err, errlen)))
+            return -1;
+        if (tp_parse_interval(v, &a->si_ms) == 0)
+            return 0;
+        set_err(err, errlen, "%s: expected [[hh:]mm:]ss, 1 s to 24 h, got '%s'", opt, v);
+        return -1;
+    }
+    if (!strcasecmp(name, "sc")) {
+        if (!(v = need_value(argc, argv, i, opt, err, errlen)))
+            return -1;
+        a->sc = whole(v, strlen(v), 1000000000L);
+        if (a->sc >= 1)
+            return 0;
+        set_err(err, errlen, "%s: expected a sample count of at least 1, got '%s'", opt, v);
+        return -1;
+    }
+    if (!strcasecmp(name, "f")) {
+        if (!(v = need_value(argc, argv, i, opt, err, errlen)))
+            return -1;
+        if (!strcasecmp(v, "csv") || !strcasecmp(v, "tsv")) {
+            a->tsv = !strcasecmp(v, "tsv");
+            return 0;
+        }
+        set_err(err, errlen, "%s: expected CSV or TSV, got '%s' (BIN and SQL are not supported)",
+                opt, v);
+        return -1;
+    }
+    if (!strcasecmp(name, "o")) {
+        if (!(a->out = need_value(argc, argv, i, opt, err, errlen)))
+            return -1;
+        return 0;
+    }
+    if (!strcasecmp(name, "cf")) {
+        if (!(v = need_value(argc, argv, i, opt, err, errlen)))
+            return -1;
+        if (a->ncf == sizeof(a->cf) / sizeof(a->cf[0])) {
+            set_err(err, errlen, "%s: at most %zu counter files", opt,
+                    sizeof(a->cf) / sizeof(a->cf[0]));
+            return -1;
+        }
+        a->cf[a->ncf++] = v;
+        return 0;
+    }
+    if (!strcasecmp(name, "q") || !strcasecmp(name, "qx")) {
+        a->query = !strcasecmp(name, "qx") ? TP_QUERY_INSTANCES : TP_QUERY_PATHS;
+        if (*i + 1 < argc && is_object_name(argv[*i + 1]))
+            a->query_object = argv[++*i];
+        return 0;
+    }
+    if (!strcasecmp(name, "y")) {
+        a->yes = 1;
+        return 0;
+    }
+    if (!strcmp(name, "?") || !strcasecmp(name, "h") || !strcasecmp(name, "help")) {
+        a->help = 1;
+        return 0;
+    }
+    set_err(err, errlen, "unknown option '%s'", opt);
+    return -1;
+}
+
+int tp_parse_args(int argc, char **argv, struct tp_args *a, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof(*a));
+    a->si_ms = 1000;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+
+        if (s[0] == '-' && s[1]) {
+            if (parse_option(argc, argv, &i, a, err, errlen) < 0)
+                return -1;
+        } else if (!*s) {
+            set_err(err, errlen, "an empty counter path");
+            return -1;
+        } else if (tp_list_add(&a->paths, s, strlen(s)) < 0) {
+            set_err(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+int tp_parse_counter_text(const char *text, size_t len, struct tp_list *l)
+{
+    size_t pos = 0;
+    int count = 0;
+
+    /* a UTF-8 byte order mark, as Windows editors write one */
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+        pos = 3;
+    while (pos < len) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len, b = pos, e = end;
+
+        pos = end + 1;
+        while (b < e && is_blank(text[b]))
+            b++;
+        while (e > b && is_blank(text[e - 1]))
+            e--;
+        if (e - b >= 2 && text[b] == '"' && text[e - 1] == '"') {
+            b++;
+            e--;
+        }
+        if (b == e || text[b] == '#')
+            continue;
+        if (tp_list_add(l, text + b, e - b) < 0)
+            return -ENOMEM;
+        count++;
+    }
+    return count;
+}
+
+int tp_read_counter_file(const char *path, struct tp_list *l)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    size_t n;
+    int rc;
+
+    if (!f)
+        return -errno;
+    buf = malloc(CF_MAX_BYTES);
+    if (!buf) {
+        fclose(f);
+        return -ENOMEM;
+    }
+    n = fread(buf, 1, CF_MAX_BYTES, f);
+    rc = ferror(f) ? -EIO : !feof(f) ? -EFBIG : 0;
+    fclose(f);
+    if (rc == 0)
+        rc = tp_parse_counter_text(buf, n, l);
+    free(buf);
+    return rc;
+}
+
+int tp_query_path(char *buf, size_t cap, const char *object, const char *instance,
+                  const char *counter, int with_instances)
+{
+    if (!instance)
+        return snprintf(buf, cap, "\\%s\\%s", object, counter);
+    return snprintf(buf, cap, "\\%s(%s)\\%s", object, with_instances ? instance : "*", counter);
+}
+
+int tp_object_matches(const char *want, const char *object)
+{
+    if (!want)
+        return 1;
+    if (*want == '\\')
+        want++;
+    return strcasecmp(want, object) == 0;
+}
