@@ -62,6 +62,7 @@ void cfg_defaults(struct cfg *c)
     c->max_body_bytes = 65536;
     c->max_url_bytes = 8192;
     c->max_points = 100000;
+    c->max_db_bytes = 4294967296LL;
 }
 
 /* The four glob lists of c, for code that treats them alike. */

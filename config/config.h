@@ -49,6 +49,7 @@ struct cfg {
     int64_t max_body_bytes;   /* "max_body_bytes": default 65536, 1024..16777216; more: 413 */
     int64_t max_url_bytes;    /* "max_url_bytes": default 8192, 256..65536; more: 414 */
     int64_t max_points;       /* "max_points": per series per request, 100000, 100..100000000 */
+    int64_t max_db_bytes;     /* "max_db_bytes": size cap of the database, 4 GiB; 0 = none */
 };
 
 /* Set every field to its default. Does not free anything: call it on a new or released cfg. */

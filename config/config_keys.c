@@ -89,6 +89,7 @@ static const struct key_def top_keys[] = {
     INT_KEY("max_body_bytes", max_body_bytes, 1024, 16777216),
     INT_KEY("max_url_bytes", max_url_bytes, 256, 65536),
     INT_KEY("max_points", max_points, 100, 100000000),
+    INT_KEY("max_db_bytes", max_db_bytes, 0, 17592186044416LL),
     {.name = NULL},
 };
 

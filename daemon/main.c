@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@
 static const char usage_text[] =
     "usage: perflogd [--config FILE] [--db PATH] [--listen ADDR:PORT] [--interval MS]\n"
     "                [--log-level error|warn|info|debug] [--root DIR]\n"
-    "       perflogd --print-schema | --version | --help\n"
+    "       perflogd --check-config FILE | --print-schema | --version | --help\n"
     "\n"
     "Samples disk, network, CPU and page-cache counters every interval into an SQLite file.\n"
     "Runs in the foreground; SIGTERM or SIGINT flushes and exits, SIGHUP reloads the config.\n"
@@ -37,6 +38,7 @@ static const char usage_text[] =
     "  --interval MS    sampling interval in milliseconds (default 1000)\n"
     "  --log-level L    error, warn, info (default) or debug\n"
     "  --root DIR       read /proc and /sys below DIR (for tests; default /)\n"
+    "  --check-config F check config file F: print its errors and exit 1, or exit 0\n"
     "  --print-schema   print the database schema (SQL) and exit\n"
     "  --version        print the version and exit\n";
 
@@ -58,7 +60,29 @@ static const struct {
     {"--root", "root"},
 };
 
-/* Returns 0 to run, 1 when a one-shot action was done (exit 0), 2 on a usage error. */
+/* --check-config FILE: the checks of a start-up, without starting. 1 (exit 0) if good, 3 (exit 1)
+ * with the errors on stderr if not, 2 (usage) without a FILE. */
+static int check_config(const char *path)
+{
+    struct cfg c;
+    char err[2048];
+
+    if (!path) {
+        fprintf(stderr, "perflogd: --check-config needs a FILE\n");
+        return 2;
+    }
+    cfg_defaults(&c);
+    if (cfg_load_file(&c, path, err, sizeof(err)) < 0) {
+        fprintf(stderr, "perflogd: %s\n", err);
+        return 3;
+    }
+    cfg_release(&c);
+    printf("%s: ok\n", path);
+    return 1;
+}
+
+/* Returns 0 to run, 1 when a one-shot action was done (exit 0), 2 on a usage error, 3 when a
+ * one-shot action failed (exit 1). */
 static int parse_args(int argc, char **argv, struct cli *cli)
 {
     for (int i = 1; i < argc; i++) {
@@ -75,6 +99,8 @@ static int parse_args(int argc, char **argv, struct cli *cli)
             printf("perflogd %s\n", PERFLOG_VERSION);
             return 1;
         }
+        if (strcmp(a, "--check-config") == 0)
+            return check_config(i + 1 < argc ? argv[i + 1] : NULL);
         if (strcmp(a, "--print-schema") == 0) {
             char *sql = db_schema_sql();
             if (!sql)
@@ -155,6 +181,7 @@ static void writer_settings_of(const struct cfg *c, struct writer_settings *s)
     s->retention.raw_days = c->raw_days;
     s->retention.minute_days = c->minute_days;
     s->retention.hour_days = c->hour_days;
+    s->retention.max_bytes = c->max_db_bytes;
 }
 
 /* What the API's health and /metrics read: the running threads' counters. */
@@ -162,6 +189,7 @@ struct daemon_parts {
     struct sampler *sp;
     struct writer *w;
     struct tick_queue *q;
+    int64_t max_db_bytes; /* the cap at start (a reload changes the writer's, not this copy) */
 };
 
 static void daemon_stats(void *arg, struct api_stats *out)
@@ -184,6 +212,9 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->writer_failing = ws.failing;
     out->last_error = ws.last_error;
     out->last_commit_wall_ms = ws.last_commit_wall_ms;
+    out->db_used_bytes = ws.db_used_bytes;
+    out->db_over_cap = ws.db_over_cap;
+    out->max_db_bytes = d->max_db_bytes;
     out->queued = qs.queued;
     out->in_flight = qs.in_flight;
     out->dropped = qs.dropped;
@@ -216,6 +247,53 @@ static int start_http(const struct cfg *c, const struct api_env *env, struct htt
 }
 
 /* SIGHUP: re-read the config; apply what can change live, log what needs a restart. */
+/* The token settings in force, swapped by reload(); old ones are kept until exit because an
+ * HTTP worker may still read them. */
+static _Atomic(struct api_auth *) api_auth_live;
+static struct api_auth *api_auth_old[64];
+static size_t api_auth_nold;
+
+static void publish_auth(const struct cfg *c)
+{
+    struct api_auth *a = calloc(1, sizeof(*a)), *old;
+
+    if (!a || api_auth_nold == sizeof(api_auth_old) / sizeof(api_auth_old[0])) {
+        free(a);
+        log_warnx("reload: the auth token is not changed (too many reloads or out of memory); "
+                  "restart perflogd to apply it");
+        return;
+    }
+    memcpy(a->token, c->auth_token, sizeof(a->token));
+    a->read = c->auth_read;
+    old = atomic_exchange(&api_auth_live, a);
+    if (old)
+        api_auth_old[api_auth_nold++] = old;
+}
+
+static void free_auth(void)
+{
+    free(atomic_exchange(&api_auth_live, NULL));
+    for (size_t i = 0; i < api_auth_nold; i++)
+        free(api_auth_old[i]);
+    api_auth_nold = 0;
+}
+
+/* Log each key a reload cannot apply to the running daemon. */
+static void log_restart_keys(const struct cfg *cur, const struct cfg *next)
+{
+    if (strcmp(next->db, cur->db) != 0)
+        log_warnx("reload: 'db' changed to %s; this takes effect only after a restart", next->db);
+    if (strcmp(next->listen_addr, cur->listen_addr) != 0)
+        log_warnx("reload: 'listen' changed to %s; this takes effect only after a restart",
+                  next->listen_addr);
+    if (next->http_threads != cur->http_threads || next->max_connections != cur->max_connections ||
+        next->connection_timeout_s != cur->connection_timeout_s ||
+        next->max_body_bytes != cur->max_body_bytes || next->max_url_bytes != cur->max_url_bytes ||
+        next->max_points != cur->max_points)
+        log_warnx("reload: the HTTP server settings changed; they take effect only after a "
+                  "restart");
+}
+
 static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, struct writer *w)
 {
     struct cfg next;
@@ -227,11 +305,11 @@ static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, s
         log_error("reload failed, keeping the running configuration: %s", err);
         return;
     }
-    if (strcmp(next.db, cur->db) != 0)
-        log_warnx("reload: 'db' changed to %s; this takes effect only after a restart", next.db);
-    if (strcmp(next.listen_addr, cur->listen_addr) != 0)
-        log_warnx("reload: 'listen' changed to %s; this takes effect only after a restart",
-                  next.listen_addr);
+    log_restart_keys(cur, &next);
+    if (strcmp(next.auth_token, cur->auth_token) != 0 || next.auth_read != cur->auth_read) {
+        publish_auth(&next);
+        log_info("reload: the API's auth token settings changed");
+    }
     log_set_level((enum log_level)next.log_level);
     sampler_settings_of(&next, &ss);
     sampler_reconfigure(sp, &ss);
@@ -268,7 +346,7 @@ int main(int argc, char **argv)
 
     rc = parse_args(argc, argv, &cli);
     if (rc)
-        return rc == 1 ? 0 : 2;
+        return rc == 1 ? 0 : rc == 3 ? 1 : 2;
     if (load_config(&cli, &cfg, err, sizeof(err)) < 0) {
         fprintf(stderr, "perflogd: %s\n", err);
         return 2;
@@ -303,15 +381,17 @@ int main(int argc, char **argv)
     live = live_new(LIVE_TICKS);
     sp = live ? sampler_start(&ss, q, live, err, sizeof(err)) : NULL;
     if (sp) {
-        parts = (struct daemon_parts){sp, w, q};
+        parts = (struct daemon_parts){sp, w, q, cfg.max_db_bytes};
         memcpy(api_db, cfg.db, sizeof(api_db));
         memcpy(api_token, cfg.auth_token, sizeof(api_token));
+        publish_auth(&cfg);
         env = (struct api_env){.host = host,
                                .version = PERFLOG_VERSION,
                                .db_path = api_db,
                                .interval_ms = cfg.interval_ms,
                                .start_wall_ms = clock_wall_ns() / 1000000,
                                .auth_token = api_token,
+                               .auth = &api_auth_live,
                                .auth_read = cfg.auth_read,
                                .max_points = cfg.max_points,
                                .live = live,
@@ -348,6 +428,7 @@ int main(int argc, char **argv)
     writer_stop(w, FLUSH_TIMEOUT_MS);
     queue_free(q);
     live_free(live);
+    free_auth();
     cfg_release(&cfg);
     log_info("stopped");
     return 0;

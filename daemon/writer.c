@@ -117,6 +117,26 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
     return (int64_t)n;
 }
 
+/* Publish the size figures of the last maintenance; log when the cap starts or stops being met. */
+static void report_size(struct writer *w, const struct db_retention *r)
+{
+    struct db_size sz;
+    int was;
+
+    db_size_get(w->db, &sz);
+    pthread_mutex_lock(&w->lock);
+    was = w->stats.db_over_cap;
+    w->stats.db_used_bytes = sz.used_bytes;
+    w->stats.db_over_cap = sz.over_cap;
+    pthread_mutex_unlock(&w->lock);
+    if (sz.over_cap && !was)
+        log_warnx("database %s: %lld bytes in use, over max_db_bytes %lld, and only the newest "
+                  "data is left; raise max_db_bytes or shorten retention",
+                  db_path(w->db), (long long)sz.used_bytes, (long long)r->max_bytes);
+    else if (!sz.over_cap && was)
+        log_info("database %s is under max_db_bytes again", db_path(w->db));
+}
+
 static void run_maintenance(struct writer *w)
 {
     struct db_retention r;
@@ -132,6 +152,7 @@ static void run_maintenance(struct writer *w)
             log_warnx("database %s: roll-up/retention step failed: %s", db_path(w->db),
                       db_errmsg(w->db));
     } while (rc > 0 && !queue_wait(w->queue, 0));
+    report_size(w, &r);
 }
 
 static void *writer_main(void *arg)

@@ -26,6 +26,8 @@ struct writer_stats {
     int failing;             /* 1 while the database refuses writes */
     int last_error;          /* negative errno of the last failure, 0 if none */
     int64_t last_commit_wall_ms;
+    int64_t db_used_bytes; /* at the last maintenance (db_size); 0 before */
+    int db_over_cap;       /* 1: over max_db_bytes with nothing more to prune */
 };
 
 struct writer;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MINUTE_MS        60000LL
 #define HOUR_MS          3600000LL
@@ -41,6 +42,7 @@ struct db {
     sqlite3_stmt *rollup_1m[OBJ_COUNT];
     sqlite3_stmt *rollup_1h[OBJ_COUNT];
     struct inst_map inst[OBJ_COUNT];
+    struct db_size size; /* from the last maintain_size */
 };
 
 /*
@@ -352,6 +354,9 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
     sqlite3_busy_timeout(d->conn, 200);
     /* page_size only takes effect on a new file; 4096 is the measured best for WAL commits. */
     rc = exec(d, "PRAGMA page_size = 4096");
+    /* Only a new, empty file takes this: it lets the size cap give freed pages back. */
+    if (rc == 0)
+        rc = exec(d, "PRAGMA auto_vacuum = INCREMENTAL");
     if (rc == 0)
         rc = exec(d, "PRAGMA journal_mode = WAL");
     if (rc == 0)
@@ -615,12 +620,130 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
     return (int)more;
 }
 
+#define SIZE_KEEP_RAW_MS  HOUR_MS       /* the size cap keeps at least this much raw data */
+#define SIZE_KEEP_1M_MS   DAY_MS        /* ... of minute buckets */
+#define SIZE_KEEP_1H_MS   (30 * DAY_MS) /* ... of hour buckets */
+#define SIZE_TICK_BATCH   600           /* raw ticks pruned per step for the cap */
+#define SIZE_VACUUM_PAGES 2048          /* free pages given back per step */
+
+static int64_t file_bytes(const char *path)
+{
+    char wal[4200];
+    struct stat sb;
+    int64_t n = 0;
+
+    if (stat(path, &sb) == 0)
+        n += sb.st_size;
+    snprintf(wal, sizeof(wal), "%s-wal", path);
+    if (stat(wal, &sb) == 0)
+        n += sb.st_size;
+    return n;
+}
+
+/* Pages in use, not on the freelist. The WAL is not counted: it is bounded on its own
+ * (journal_size_limit, set by maintain_size). */
+static int64_t used_bytes(struct db *d)
+{
+    int64_t pages = query_int(d, "PRAGMA page_count", 0, 0, 0);
+    int64_t free_pages = query_int(d, "PRAGMA freelist_count", 0, 0, 0);
+    int64_t page = query_int(d, "PRAGMA page_size", 0, 0, 4096);
+
+    return (pages - free_pages) * page;
+}
+
+/* Prune the oldest of one tier, keeping its newest keep_ms. Returns 1 if something went. */
+static int prune_oldest(struct db *d, int tier, int64_t keep_ms)
+{
+    struct sbuf b = {0};
+    int64_t lo, hi, newest;
+    int rc;
+
+    if (tier == 0) {
+        newest = query_int(d, "SELECT max(t_ms) FROM ticks", 0, 0, 0);
+        lo = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
+        hi = query_int(d, "SELECT max(id) FROM ticks WHERE id < ?1 + 600 AND t_ms < ?2", lo,
+                       newest - keep_ms, 0); /* 600: SIZE_TICK_BATCH */
+        if (hi < lo || hi <= 0)
+            return 0;
+        for (int o = 0; o < OBJ_COUNT; o++)
+            sbuf_printf(&b, "DELETE FROM %s WHERE tick <= %lld;\n", counter_objects[o].table,
+                        (long long)hi);
+        sbuf_printf(&b, "DELETE FROM ticks WHERE id <= %lld;\n", (long long)hi);
+    } else {
+        const char *sfx = tier == 1 ? "1m" : "1h";
+        char sql[160];
+
+        snprintf(sql, sizeof(sql), "SELECT max(bucket_ms) FROM obj_memory_%s", sfx);
+        newest = query_int(d, sql, 0, 0, 0);
+        snprintf(sql, sizeof(sql), "SELECT min(bucket_ms) FROM obj_memory_%s", sfx);
+        lo = query_int(d, sql, 0, 0, 0);
+        hi = lo + (tier == 1 ? HOUR_MS : DAY_MS); /* an hour of minutes, a day of hours */
+        if (hi > newest - keep_ms)
+            hi = newest - keep_ms;
+        if (hi <= lo)
+            return 0;
+        for (int o = 0; o < OBJ_COUNT; o++)
+            sbuf_printf(&b, "DELETE FROM %s_%s WHERE bucket_ms < %lld;\n", counter_objects[o].table,
+                        sfx, (long long)hi);
+    }
+    if (!sbuf_ok(&b)) {
+        sbuf_free(&b);
+        return -ENOMEM;
+    }
+    rc = exec(d, b.s);
+    sbuf_free(&b);
+    return rc < 0 ? rc : 1;
+}
+
+/* Keep the file under r->max_bytes (see db_maintain). Returns 1 if more work remains. */
+static int maintain_size(struct db *d, int64_t now_ms, const struct db_retention *r)
+{
+    static const int64_t keep[3] = {SIZE_KEEP_RAW_MS, SIZE_KEEP_1M_MS, SIZE_KEEP_1H_MS};
+    int64_t used = used_bytes(d);
+    int rc = 0;
+
+    (void)now_ms;
+    if (r->max_bytes > 0) {
+        char sql[64];
+
+        /* after a checkpoint the WAL is cut back to a tenth of the cap */
+        snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %lld",
+                 (long long)(r->max_bytes / 10));
+        if (exec(d, sql) < 0)
+            return -EIO;
+    }
+    d->size.used_bytes = used;
+    d->size.file_bytes = file_bytes(d->path);
+    d->size.over_cap = 0;
+    if (r->max_bytes > 0 && used > r->max_bytes / 10 * 9) {
+        for (int tier = 0; rc == 0 && tier < 3; tier++)
+            rc = prune_oldest(d, tier, keep[tier]);
+        if (rc < 0)
+            return rc;
+        d->size.over_cap = rc == 0 && used > r->max_bytes;
+    }
+    if (query_int(d, "PRAGMA freelist_count", 0, 0, 0) > 0 &&
+        query_int(d, "PRAGMA auto_vacuum", 0, 0, 0) == 2) {
+        char sql[64];
+
+        snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%d)", SIZE_VACUUM_PAGES);
+        if (exec(d, sql) < 0)
+            return -EIO;
+    }
+    return rc;
+}
+
+void db_size_get(struct db *d, struct db_size *out)
+{
+    *out = d->size;
+}
+
 int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
     /* Each step is its own transaction: roll-ups first, so retention never deletes raw ticks
      * whose minutes are not summarized yet. */
     int (*const steps[])(struct db *, int64_t, const struct db_retention *) = {
-        maintain_minutes, maintain_hours, maintain_retention};
+        maintain_minutes, maintain_hours, maintain_retention, maintain_size};
     int more = 0, rc;
 
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {

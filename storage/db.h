@@ -21,9 +21,17 @@
 struct db;
 
 struct db_retention {
-    int raw_days;    /* per-tick data */
-    int minute_days; /* per-minute roll-ups */
-    int hour_days;   /* per-hour roll-ups */
+    int raw_days;      /* per-tick data */
+    int minute_days;   /* per-minute roll-ups */
+    int hour_days;     /* per-hour roll-ups */
+    int64_t max_bytes; /* size cap of the file (see db_maintain); 0: none */
+};
+
+/* What the size cap found at the last db_maintain. */
+struct db_size {
+    int64_t used_bytes; /* pages in use (not on the freelist); the WAL is bounded apart */
+    int64_t file_bytes; /* the main file plus the WAL */
+    int over_cap;       /* 1: over max_bytes and nothing more may be pruned */
 };
 
 /*
@@ -43,11 +51,20 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n);
 
 /*
  * Do a bounded step of background work: roll up completed minutes and hours, then prune data
- * older than the retention. Each call does at most a few thousand rows of work so it never holds
+ * older than the retention, then keep the file under r->max_bytes: past 90% of it (the rest is
+ * room for the WAL and for growth between steps) the oldest raw ticks go first, keeping the
+ * newest hour; then the oldest minute buckets, keeping the newest day; then the oldest hour
+ * buckets, keeping the newest 30 days. The WAL is cut back to a tenth of the cap after each
+ * checkpoint. Freed pages go back to the file system (a database
+ * created by this version uses incremental auto-vacuum; an older file stops growing but keeps
+ * its size). Each call does at most a few thousand rows of work so it never holds
  * the writer for long. `now_ms` is the current UTC time. Returns 1 when work remains, 0 when done,
  * negative errno on error (nothing half-done stays: each step is its own transaction).
  */
 int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r);
+
+/* The size figures of the last db_maintain (zeros before the first). */
+void db_size_get(struct db *d, struct db_size *out);
 
 const char *db_errmsg(struct db *d);
 const char *db_path(struct db *d);

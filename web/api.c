@@ -78,13 +78,21 @@ int api_auth_ok(const char *authorization, const char *token)
     return diff == 0 && tlen > 0;
 }
 
-static int needs_token(const struct api_env *env, const char *method)
+/* The token in force (NULL: none) and whether reads need it. */
+static const char *auth_of(const struct api_env *env, int *read_too)
+{
+    const struct api_auth *a = env->auth ? atomic_load(env->auth) : NULL;
+    const char *token = a ? a->token : env->auth_token;
+
+    *read_too = a ? a->read : env->auth_read;
+    return token && token[0] ? token : NULL;
+}
+
+static int needs_token(const char *token, int read_too, const char *method)
 {
     int read = !strcmp(method, "GET") || !strcmp(method, "HEAD");
 
-    if (!env->auth_token || !env->auth_token[0])
-        return 0;
-    return !read || env->auth_read;
+    return token && (!read || read_too);
 }
 
 int api_handle(const struct api_env *env, struct reader *rd, const struct api_request *rq,
@@ -92,8 +100,8 @@ int api_handle(const struct api_env *env, struct reader *rd, const struct api_re
 {
     const struct route *rt = NULL;
     struct query *q;
-    const char *why, *unknown;
-    int rc;
+    const char *why, *unknown, *token;
+    int rc, read_too;
 
     memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
@@ -107,7 +115,8 @@ int api_handle(const struct api_env *env, struct reader *rd, const struct api_re
         out->allow = "GET, HEAD";
         return rc;
     }
-    if (needs_token(env, rq->method) && !api_auth_ok(rq->authorization, env->auth_token))
+    token = auth_of(env, &read_too);
+    if (needs_token(token, read_too, rq->method) && !api_auth_ok(rq->authorization, token))
         return api_error(out, 401, "unauthorized",
                          rq->authorization ? "wrong token"
                                            : "this server needs a token: send "

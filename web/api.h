@@ -10,6 +10,7 @@
 #include "live.h"
 #include "reader.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -46,15 +47,27 @@ struct api_stats {
     int writer_failing, last_error; /* last_error: negative errno of the last write failure */
     int64_t last_tick_wall_ms, last_collect_ns, last_commit_wall_ms;
     int64_t interval_ms; /* in force (a reload may change it); 0: use env->interval_ms */
+    int64_t db_used_bytes, max_db_bytes; /* the size cap (max 0: none) */
+    int db_over_cap;                     /* over the cap with nothing left to prune */
 };
 
-/* What the handlers may read. Immutable while the server runs, except through `stats`. */
+/* The token settings; a reload publishes a new one (api_env.auth), never changes one in place. */
+struct api_auth {
+    char token[256]; /* "" = no authentication */
+    int read;        /* GETs need the token too */
+};
+
+/* What the handlers may read. Immutable while the server runs, except through `stats` and the
+ * token settings `auth` points to. */
 struct api_env {
     const char *host, *version, *db_path;
     int64_t interval_ms;
     int64_t start_wall_ms;
-    const char *auth_token;                          /* NULL or "": no authentication */
-    int auth_read;                                   /* GETs need the token too */
+    const char *auth_token; /* NULL or "": no authentication (when `auth` is NULL) */
+    int auth_read;          /* GETs need the token too (when `auth` is NULL) */
+    /* When not NULL, the token settings in force, swapped atomically by a reload; an api_auth is
+     * never freed while the server runs. */
+    _Atomic(struct api_auth *) *auth;
     int64_t max_points;                              /* per series, for /data */
     struct live *live;                               /* the newest ticks; may be NULL */
     void (*stats)(void *arg, struct api_stats *out); /* may be NULL: all zero */

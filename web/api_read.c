@@ -55,6 +55,11 @@ static json_t *health_problems(const struct api_stats *st, int64_t now_ms, struc
                                               (double)(now_ms - st->last_tick_wall_ms) / 1000));
     if (!rd)
         json_array_append_new(p, json_string("the database cannot be opened for reading"));
+    if (st->db_over_cap)
+        json_array_append_new(
+            p, json_sprintf("the database uses %lld bytes, over max_db_bytes %lld, with only the "
+                            "newest data left to prune",
+                            (long long)st->db_used_bytes, (long long)st->max_db_bytes));
     return p;
 }
 
@@ -74,9 +79,9 @@ int api_health(const struct api_env *env, struct reader *rd, const struct query 
     tp_format_utc(st.last_tick_wall_ms, last, sizeof(last));
     j = json_pack(
         "{s:s, s:s, s:s, s:I, s:f, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:b, "
-        "s:{s:s, s:o}, s:o}",
+        "s:{s:s, s:o, s:I, s:I}, s:o}",
         "status", json_array_size(problems) ? "degraded" : "ok", "version", env->version, "host",
-        env->host, "interval_ms", (json_int_t)env->interval_ms, "uptime_s",
+        env->host, "interval_ms", (json_int_t)st.interval_ms, "uptime_s",
         (double)(now - env->start_wall_ms) / 1000.0, "start_utc", start, "last_sample_utc",
         st.last_tick_wall_ms ? json_string(last) : json_null(), "last_sample_ms",
         st.last_tick_wall_ms ? json_integer(st.last_tick_wall_ms) : json_null(), "ticks",
@@ -85,6 +90,7 @@ int api_health(const struct api_env *env, struct reader *rd, const struct query 
         "write_failures", (json_int_t)st.write_failures, "writer_failing", st.writer_failing,
         "database", "path", env->db_path ? env->db_path : "", "size_bytes",
         db_bytes(env->db_path) >= 0 ? json_integer(db_bytes(env->db_path)) : json_null(),
+        "used_bytes", (json_int_t)st.db_used_bytes, "max_bytes", (json_int_t)st.max_db_bytes,
         "problems", problems);
     if (!j)
         return -ENOMEM;

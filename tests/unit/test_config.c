@@ -129,6 +129,7 @@ static void check_is_default(const struct cfg *c)
     CHECK_INT(c->max_body_bytes, 65536);
     CHECK_INT(c->max_url_bytes, 8192);
     CHECK_INT(c->max_points, 100000);
+    CHECK(c->max_db_bytes == 4294967296LL);
 }
 
 /* ---- valid cases: one function per directory ---- */
