@@ -8,6 +8,7 @@
 #include "http.h"
 #include "live.h"
 #include "log.h"
+#include "notify.h"
 #include "queue.h"
 #include "sampler.h"
 #include "writer.h"
@@ -18,11 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FLUSH_TIMEOUT_MS 5000
 #define LIVE_TICKS       600 /* newest ticks the API serves from memory (10 min at 1 s) */
 #define MAX_OVERRIDES    16
+#define SIGNAL_POLL_MS   200  /* how often the signal loop looks at readiness and status */
+#define STATUS_EVERY_MS  5000 /* how often STATUS= is refreshed */
 
 static const char usage_text[] =
     "usage: perflogd [--config FILE] [--db PATH] [--listen ADDR:PORT] [--interval MS]\n"
@@ -246,6 +250,109 @@ static int start_http(const struct cfg *c, const struct api_env *env, struct htt
     return rc;
 }
 
+/*
+ * The service manager (sd_notify, notify.h): READY=1 once the database is open and the first tick
+ * is stored, a one-line STATUS= every few seconds, and WATCHDOG=1 from the sampler's own loop so a
+ * stuck sampler gets the service restarted. All no-ops when NOTIFY_SOCKET is unset.
+ */
+struct service {
+    struct notify *n;          /* NULL: no service manager */
+    int64_t watchdog_every_ns; /* half of WATCHDOG_USEC; 0: no watchdog */
+    int64_t last_ping_ns;      /* sampler thread only */
+    int ready;                 /* READY=1 sent; main thread only */
+    int64_t next_status_ns;    /* main thread only */
+};
+
+static void service_open(struct service *svc)
+{
+    uint64_t usec = notify_watchdog_usec();
+
+    memset(svc, 0, sizeof(*svc));
+    svc->n = notify_new();
+    if (svc->n && usec)
+        svc->watchdog_every_ns = (int64_t)(usec / 2 * 1000);
+}
+
+/* sampler_settings.on_tick: runs on the sampler thread after each tick (and while it waits for a
+ * long interval); pings at most every half watchdog period. Never blocks (notify_send). */
+static void service_watchdog(void *arg)
+{
+    struct service *svc = arg;
+    int64_t now = clock_mono_ns();
+
+    if (now - svc->last_ping_ns < svc->watchdog_every_ns)
+        return;
+    svc->last_ping_ns = now;
+    notify_send(svc->n, "WATCHDOG=1");
+}
+
+static void service_hook(struct service *svc, struct sampler_settings *ss)
+{
+    if (!svc->watchdog_every_ns)
+        return;
+    ss->on_tick = service_watchdog;
+    ss->on_tick_arg = svc;
+    ss->on_tick_idle_ms = svc->watchdog_every_ns / 2 / 1000000;
+}
+
+/* Send `prefix` (e.g. "READY=1\n") with the one-line STATUS=. */
+static void service_status(struct service *svc, struct daemon_parts *d, const char *prefix)
+{
+    struct api_stats st;
+    char msg[512];
+    int len;
+
+    daemon_stats(d, &st);
+    len = snprintf(msg, sizeof(msg),
+                   "%sSTATUS=sampling every %lld ms; %llu ticks stored, %llu missed, %llu queued",
+                   prefix, (long long)st.interval_ms, (unsigned long long)st.written,
+                   (unsigned long long)st.missed, (unsigned long long)st.queued);
+    if (st.writer_failing && len > 0 && (size_t)len < sizeof(msg))
+        snprintf(msg + len, sizeof(msg) - (size_t)len, "; database failing: %s",
+                 strerror(-st.last_error));
+    notify_send(svc->n, msg);
+}
+
+/* Main thread, every SIGNAL_POLL_MS: READY=1 once the first tick is stored, then the status. */
+static void service_poll(struct service *svc, struct daemon_parts *d)
+{
+    struct writer_stats ws;
+    int64_t now = clock_mono_ns();
+
+    if (!svc->n)
+        return;
+    if (!svc->ready) {
+        writer_get_stats(d->w, &ws);
+        if (ws.written < 1)
+            return;
+        svc->ready = 1;
+        svc->next_status_ns = now + STATUS_EVERY_MS * 1000000LL;
+        service_status(svc, d, "READY=1\n");
+        return;
+    }
+    if (now >= svc->next_status_ns) {
+        svc->next_status_ns = now + STATUS_EVERY_MS * 1000000LL;
+        service_status(svc, d, "");
+    }
+}
+
+/* SIGHUP around a reload: RELOADING=1 (with the time, which systemd 253+ asks for), then READY=1
+ * again, unless the first READY=1 is still to come. */
+static void service_reloading(struct service *svc)
+{
+    char msg[64];
+
+    snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%lld",
+             (long long)(clock_mono_ns() / 1000));
+    notify_send(svc->n, msg);
+}
+
+static void service_reloaded(struct service *svc, struct daemon_parts *d)
+{
+    if (svc->ready)
+        service_status(svc, d, "READY=1\n");
+}
+
 /* SIGHUP: re-read the config; apply what can change live, log what needs a restart. */
 /* The token settings in force, swapped by reload(); old ones are kept until exit because an
  * HTTP worker may still read them. */
@@ -337,11 +444,13 @@ int main(int argc, char **argv)
     struct live *live = NULL;
     struct http_server *srv = NULL;
     struct daemon_parts parts;
+    struct service svc;
     struct api_env env = {0};
     char err[2048], host[256] = "localhost";
     /* The API reads these while a reload rewrites cfg: its own copies, fixed until restart. */
     static char api_db[sizeof(cfg.db)], api_token[sizeof(cfg.auth_token)];
     sigset_t sigs;
+    struct timespec poll_ts = {.tv_sec = 0, .tv_nsec = SIGNAL_POLL_MS * 1000000L};
     int rc, sig;
 
     rc = parse_args(argc, argv, &cli);
@@ -378,6 +487,8 @@ int main(int argc, char **argv)
         return 1;
     }
     sampler_settings_of(&cfg, &ss);
+    service_open(&svc);
+    service_hook(&svc, &ss);
     live = live_new(LIVE_TICKS);
     sp = live ? sampler_start(&ss, q, live, err, sizeof(err)) : NULL;
     if (sp) {
@@ -405,6 +516,8 @@ int main(int argc, char **argv)
         writer_stop(w, FLUSH_TIMEOUT_MS);
         queue_free(q);
         live_free(live);
+        free_auth();
+        notify_free(svc.n);
         cfg_release(&cfg);
         return 1;
     }
@@ -412,15 +525,21 @@ int main(int argc, char **argv)
              (long long)cfg.interval_ms, cfg.db);
 
     for (;;) {
-        if (sigwait(&sigs, &sig) != 0)
+        sig = sigtimedwait(&sigs, NULL, &poll_ts);
+        if (sig < 0) {
+            service_poll(&svc, &parts); /* timeout (EAGAIN) or EINTR */
             continue;
+        }
         if (sig == SIGHUP) {
             log_info("SIGHUP: reloading %s",
                      cli.config_path ? cli.config_path : "(no config file, defaults)");
+            service_reloading(&svc);
             reload(&cli, &cfg, sp, w);
+            service_reloaded(&svc, &parts);
             continue;
         }
         log_info("%s: flushing and exiting", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        notify_send(svc.n, "STOPPING=1");
         break;
     }
     http_stop(srv);
@@ -429,6 +548,7 @@ int main(int argc, char **argv)
     queue_free(q);
     live_free(live);
     free_auth();
+    notify_free(svc.n);
     cfg_release(&cfg);
     log_info("stopped");
     return 0;

@@ -21,7 +21,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A deep copy of sampler_settings: the glob strings live in `strings`. */
@@ -34,7 +36,11 @@ struct owned_settings {
 struct sampler {
     pthread_t thread;
     struct tick_queue *queue;
-    struct live *live;    /* may be NULL */
+    struct live *live;          /* may be NULL */
+    void (*on_tick)(void *arg); /* may be NULL; with its argument, fixed at start */
+    void *on_tick_arg;
+    int64_t on_tick_idle_ns;
+    char *stall_file;     /* test hook, NULL unless $PERFLOGD_TEST_STALL_FILE is set */
     pthread_mutex_t lock; /* guards everything below */
     pthread_cond_t wake;
     int stop;
@@ -169,6 +175,26 @@ static int sleep_until(struct sampler *sp, int64_t mono_deadline_ns)
     return stop;
 }
 
+/*
+ * Test hook: while the stall file exists, wait in 50 ms steps, as a sampler stuck in a read of
+ * /proc would, so a test can see the watchdog pings stop. One stat() per tick, and only when
+ * $PERFLOGD_TEST_STALL_FILE is set. Returns 1 when told to stop meanwhile.
+ */
+static int stall_while_file(struct sampler *sp)
+{
+    struct timespec step = {.tv_sec = 0, .tv_nsec = 50000000L};
+    struct stat st;
+    int stop = 0;
+
+    while (!stop && sp->stall_file && stat(sp->stall_file, &st) == 0) {
+        nanosleep(&step, NULL);
+        pthread_mutex_lock(&sp->lock);
+        stop = sp->stop;
+        pthread_mutex_unlock(&sp->lock);
+    }
+    return stop;
+}
+
 static void *sampler_main(void *arg)
 {
     struct sampler *sp = arg;
@@ -187,16 +213,24 @@ static void *sampler_main(void *arg)
         int switched = last_interval_ms > 0 && last_interval_ms != interval_ms;
         int64_t target = clock_next_tick_wall(switched ? -1 : last_wall, now_wall, interval_ms);
         int64_t deadline = now_mono + (target - now_wall);
+        int64_t wake = deadline;
         int64_t wall, mono, elapsed = 0, late, t0, tick_interval_ms;
         uint32_t missed = 0;
         struct tick *t;
 
-        if (sleep_until(sp, deadline))
+        if (sp->on_tick && sp->on_tick_idle_ns > 0 && deadline - now_mono > sp->on_tick_idle_ns)
+            wake = now_mono + sp->on_tick_idle_ns;
+        if (sleep_until(sp, wake))
             break;
         if (clock_mono_ns() < deadline) {
-            apply_pending(sp); /* woken early by new settings: re-plan the tick */
+            /* woken early by new settings or to show the loop is alive: re-plan the tick */
+            if (sp->on_tick && clock_mono_ns() >= wake)
+                sp->on_tick(sp->on_tick_arg);
+            apply_pending(sp);
             continue;
         }
+        if (stall_while_file(sp))
+            break;
         mono = clock_mono_ns();
         wall = clock_wall_ns();
         if (last_mono >= 0) {
@@ -236,6 +270,8 @@ static void *sampler_main(void *arg)
         last_wall = wall;
         last_mono = mono;
         last_interval_ms = interval_ms;
+        if (sp->on_tick)
+            sp->on_tick(sp->on_tick_arg);
         apply_pending(sp);
     }
     return NULL;
@@ -253,8 +289,16 @@ struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queu
         snprintf(err, errlen, "sampler: out of memory");
         goto fail;
     }
+    if (getenv("PERFLOGD_TEST_STALL_FILE") &&
+        !(sp->stall_file = strdup(getenv("PERFLOGD_TEST_STALL_FILE")))) {
+        snprintf(err, errlen, "sampler: out of memory");
+        goto fail;
+    }
     sp->queue = q;
     sp->live = live;
+    sp->on_tick = s->on_tick;
+    sp->on_tick_arg = s->on_tick_arg;
+    sp->on_tick_idle_ns = s->on_tick_idle_ms * 1000000LL;
     atomic_store(&sp->st.interval_ms, s->interval_ms);
     pthread_mutex_init(&sp->lock, NULL);
     pthread_condattr_init(&ca);
@@ -274,6 +318,7 @@ fail:
         collector_free(sp->collector);
         delta_free(sp->delta);
         owned_free(sp->cur);
+        free(sp->stall_file);
         free(sp);
     }
     return NULL;
@@ -318,6 +363,7 @@ void sampler_stop(struct sampler *sp)
     raw_sample_free(&sp->raw);
     owned_free(sp->cur);
     owned_free(sp->pending);
+    free(sp->stall_file);
     pthread_cond_destroy(&sp->wake);
     pthread_mutex_destroy(&sp->lock);
     free(sp);

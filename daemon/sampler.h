@@ -15,6 +15,16 @@ struct sampler_settings {
     int64_t interval_ms;
     int rt_priority; /* SCHED_FIFO priority to ask for; 0: stay a normal thread */
     struct collector_config collect;
+    /*
+     * Optional: called by the sampler thread after each tick, and while it waits for a tick at
+     * least every on_tick_idle_ms (0: only after ticks), so a long interval still shows the loop
+     * is alive. It runs on the sampler's time and must not block (perflogd sends the watchdog
+     * ping from it). Taken from the settings given to sampler_start; sampler_reconfigure ignores
+     * these three fields.
+     */
+    void (*on_tick)(void *arg);
+    void *on_tick_arg;
+    int64_t on_tick_idle_ms;
 };
 
 struct sampler_stats {
@@ -30,7 +40,9 @@ struct sampler;
 
 /* Start the sampler thread. Settings are copied. Each tick goes to `q` and, when `live` is not
  * NULL, is published there too (live must outlive the sampler). NULL with a message in err on
- * failure. */
+ * failure.
+ * Test hook: when $PERFLOGD_TEST_STALL_FILE names a file that exists, the thread waits before its
+ * next tick until the file is gone, as a stuck sampler would (tests/integration/test_notify.py). */
 struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queue *q,
                               struct live *live, char *err, size_t errlen);
 

@@ -1,0 +1,51 @@
+/*
+ * notify.h - the service manager's readiness protocol (sd_notify(3)): "KEY=VALUE\n..." datagrams
+ * sent to the AF_UNIX socket named by $NOTIFY_SOCKET, and the watchdog period of $WATCHDOG_USEC.
+ *
+ * This is the plain socket protocol, written out here rather than taken from libsystemd: the
+ * watchdog ping is sent from the sampler thread, which must never block, so it needs a socket
+ * opened once and a non-blocking send; sd_notify() opens a socket per call and sends blocking.
+ * Without $NOTIFY_SOCKET (started by hand, or by another supervisor) everything is a no-op.
+ */
+#ifndef PERFLOG_NOTIFY_H
+#define PERFLOG_NOTIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+struct notify;
+
+/*
+ * Open the socket named by $NOTIFY_SOCKET. Returns NULL when the variable is unset or empty (not
+ * under a service manager: sending is then a no-op) and also, after logging why, when the name is
+ * unusable or the socket cannot be made. The caller owns the result; free it with notify_free().
+ */
+struct notify *notify_new(void);
+void notify_free(struct notify *n); /* accepts NULL */
+
+/*
+ * Send `state`, e.g. "READY=1\nSTATUS=sampling". Never blocks (MSG_DONTWAIT): a datagram the
+ * manager's queue has no room for is dropped. Returns 0, or a negative errno; the first failure is
+ * logged, later ones are not. Thread-safe; n may be NULL (then a no-op returning 0).
+ */
+int notify_send(struct notify *n, const char *state);
+
+/* The watchdog period the manager asked for, in microseconds, from $WATCHDOG_USEC and
+ * $WATCHDOG_PID; 0 when there is no watchdog for this process. */
+uint64_t notify_watchdog_usec(void);
+
+/*
+ * Pure parsers, apart from the environment so they can be tested.
+ * notify_parse_address: "/path" or "@abstract" into *addr and *len. Returns 0, or -EINVAL for an
+ * empty, relative or too long name (*addr and *len untouched).
+ * notify_parse_watchdog: `usec` and `pid` are the variables' values (NULL: unset), `self` this
+ * process. The period when usec is a positive decimal number and pid is unset or equals self;
+ * else 0.
+ */
+int notify_parse_address(const char *name, struct sockaddr_un *addr, socklen_t *len);
+uint64_t notify_parse_watchdog(const char *usec, const char *pid, pid_t self);
+
+#endif
