@@ -44,7 +44,8 @@ int export_open(struct reader *rd, struct live *live, const struct series *s, si
         free(x);
         return -ENOMEM;
     }
-    memcpy(x->s, s, ns * sizeof(*s));
+    if (ns) /* s may be NULL when nothing matched */
+        memcpy(x->s, s, ns * sizeof(*s));
     x->ns = ns;
     x->rd = rd;
     x->live = live;
