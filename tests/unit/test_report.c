@@ -1,0 +1,529 @@
+/*
+ * test_report.c - report_compute on a real temporary database and live store filled with
+ * hand-made ticks whose answers are known: vda writes exactly 100 MiB over the 10 s run at
+ * 10 MiB/s (one tick late, so one interval is 2 s), then 5 MiB in the 5 s tail; dirty data ramps
+ * up in the run and drains in the tail; core 1 is 90 % busy, 40 % of it privileged. Also a run
+ * with no data (every figure null, every key present) and report_text's key figures.
+ */
+#include "db.h"
+#include "live.h"
+#include "report.h"
+#include "testlib.h"
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define T0       1795968000000LL /* 2026-11-29T16:00:00Z */
+#define NTICK    30              /* ticks 0..29, one a second; tick 17 is missing (late) */
+#define NDB      26              /* ticks 0..25 go to the database */
+#define LIVE_CAP 8               /* ticks 22..29 are in memory */
+#define MIB      1048576LL
+#define START    (T0 + 10000)
+#define END      (T0 + 20000)
+#define SETTLED  (T0 + 25000)
+
+static char dir[] = "/tmp/perflog-test-report-XXXXXX";
+static struct tick *all[NTICK];
+static size_t nall;
+
+static struct tick_row *add_row(struct tick *t, int obj, const char *name)
+{
+    struct tick_object *o = &t->obj[obj];
+    struct tick_row *r;
+
+    o->rows = realloc(o->rows, (o->n + 1) * sizeof(*o->rows));
+    r = &o->rows[o->n++];
+    memset(r, 0, sizeof(*r));
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    return r;
+}
+
+static void cpu_row(struct tick *t, const char *name, int64_t user, int64_t sys, int64_t idle,
+                    int64_t m)
+{
+    struct tick_row *r = add_row(t, OBJ_PROCESSOR, name);
+
+    r->v[CPU_USER] = user * m;
+    r->v[CPU_SYSTEM] = sys * m;
+    r->v[CPU_IDLE] = idle * m;
+}
+
+static void disk_row(struct tick *t, const char *name, int64_t rd_sectors, int64_t wr_sectors,
+                     int64_t io_ms, int64_t wr_ios)
+{
+    struct tick_row *r = add_row(t, OBJ_DISK, name);
+
+    r->v[DISK_RD_SECTORS] = rd_sectors;
+    r->v[DISK_WR_SECTORS] = wr_sectors;
+    r->v[DISK_IO_MS] = io_ms;
+    r->v[DISK_WR_IOS] = wr_ios;
+    r->v[DISK_RD_IOS] = rd_sectors / 8;
+}
+
+/* Tick i (at T0 + i s). `run`: 10 < i <= 20, `tail`: 20 < i <= 25. Deltas scale with the
+ * interval (m seconds) so rates stay as stated. */
+static struct tick *mk_tick(int i, int64_t interval_ms)
+{
+    struct tick *t = calloc(1, sizeof(*t));
+    int run = i > 10 && i <= 20, tail = i > 20 && i <= 25;
+    int64_t m = interval_ms / 1000, vda_rd = run && i <= 14 ? 10240 * m : 0;
+    int64_t vda_wr = run ? 20480 * m : tail ? 2048 : i > 25 ? 4096 : 0;
+    int64_t sdb_rd = run ? 2048 * m : 0, rx = i == 15 ? 3000000 : 1500000;
+    struct tick_row *r;
+
+    t->refs = 1;
+    t->wall_ms = T0 + i * 1000LL;
+    t->interval_ms = interval_ms;
+    cpu_row(t, "0", 10, 0, 90, m);
+    cpu_row(t, "1", 50, 40, 10, m);
+    cpu_row(t, "_Total", 60, 40, 100, m);
+    disk_row(t, "vda", vda_rd, vda_wr, run ? 500 * m : 0, run ? 80 * m : 0);
+    disk_row(t, "sdb", sdb_rd, 0, 0, 0);
+    disk_row(t, "_Total", vda_rd + sdb_rd, vda_wr, run ? 500 * m : 0, run ? 80 * m : 0);
+    r = add_row(t, OBJ_NET, "eth0");
+    r->v[NET_RX_BYTES] = run ? rx * m : 0;
+    r->v[NET_RX_PACKETS] = run ? rx / 1500 * m : 0;
+    r->v[NET_TX_BYTES] = run ? 64000 * m : 0;
+    r->v[NET_TX_PACKETS] = run ? 1000 * m : 0;
+    r->v[NET_RX_ERRS] = 5 + (i <= 10 ? 0 : i <= 20 ? i - 10 : 10); /* cumulative: +10 in the run */
+    r->v[NET_RX_DROP] = 7;
+    r->v[NET_SPEED_MBPS] = 1000;
+    r->v[NET_MTU] = 1500;
+    r = add_row(t, OBJ_NET, "lo");
+    r->v[NET_RX_BYTES] = r->v[NET_TX_BYTES] = run ? 100 * m : 0;
+    r->v[NET_RX_PACKETS] = r->v[NET_TX_PACKETS] = run ? 1 * m : 0;
+    r->null_mask = 1u << NET_SPEED_MBPS; /* lo has no speed */
+    r = add_row(t, OBJ_MEMORY, "");
+    r->v[MEM_CACHED_KB] = 1000000 + 10240 * (i <= 10 ? 0 : i <= 20 ? i - 10 : 10);
+    r->v[MEM_BUFFERS_KB] = 1000;
+    r->v[MEM_DIRTY_KB] = i <= 10   ? 100
+                         : i <= 20 ? 100 + 6144 * (i - 10)
+                         : i <= 25 ? 61540 - 12288 * (i - 20)
+                                   : 100;
+    r->v[MEM_WRITEBACK_KB] = i == 20 ? 2000 : tail && i < 25 ? 1000 : 0;
+    r->v[MEM_WRITTEN_KB] = tail ? 1024 : 0;
+    r->v[MEM_AVAILABLE_KB] = 4000000;
+    r = add_row(t, OBJ_TCP, "");
+    r->v[TCP_OUT_SEGS] = run ? 1000 * m : 0;
+    r->v[TCP_RETRANS_SEGS] = run ? 2 * m : 0;
+    return t;
+}
+
+static struct reader *make_db(struct live **live)
+{
+    struct reader *rd = NULL;
+    char err[512], path[300];
+    struct db *d;
+    size_t ndb = 0;
+
+    for (int i = 0; i < NTICK; i++) {
+        if (i == 17)
+            continue; /* late: tick 18 covers 2 s */
+        all[nall++] = mk_tick(i, i == 0 ? 0 : i == 18 ? 2000 : 1000);
+        if (i < NDB)
+            ndb = nall;
+    }
+    snprintf(path, sizeof(path), "%s/report.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(db_write_ticks(d, all, ndb), 0);
+    db_close(d);
+    CHECK_INT(reader_open(path, &rd, err, sizeof(err)), 0);
+    *live = live_new(LIVE_CAP);
+    for (size_t i = 0; i < nall; i++)
+        live_publish(*live, all[i]);
+    return rd;
+}
+
+static double num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+
+    CHECK(v != NULL);
+    return json_is_number(v) ? json_number_value(v) : -12345.0;
+}
+
+/* An integer key: byte and packet counts must be JSON integers. */
+static long long integer(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+
+    CHECK(json_is_integer(v));
+    return json_is_integer(v) ? (long long)json_integer_value(v) : -12345;
+}
+
+#define CHECK_REL(a, b) CHECK_DBL((a), (b), 1e-9 * fabs(b))
+
+static const json_t *find_inst(const json_t *arr, const char *inst)
+{
+    size_t i;
+    const json_t *v;
+
+    json_array_foreach(arr, i, v)
+    {
+        if (!strcmp(json_string_value(json_object_get(v, "instance")), inst))
+            return v;
+    }
+    return NULL;
+}
+
+/* Every key of design section 7 is there. */
+static void check_keys(const json_t *r)
+{
+    static const char *const top[] = {
+        "id",          "label",      "host",    "command", "exit_code",  "start_utc", "end_utc",
+        "settled_utc", "duration_s", "tail_s",  "disks",   "interfaces", "tcp",       "cpu",
+        "memory",      "process",    "payload", "tool",    "peers"};
+    static const char *const sub[][6] = {
+        {"tcp", "retransmitted_segments", "sent_segments"},
+        {"cpu", "avg_pct", "busiest"},
+        {"memory", "cache_growth_bytes", "dirty_bytes_at_end", "writeback_tail_bytes"},
+        {"process", "io_read_bytes", "storage_read_bytes", "cache_served_read_pct",
+         "io_write_bytes", "storage_write_bytes"},
+        {"payload", "bytes", "files", "on_disk_at_end_pct", "write_amplification", "ms_per_file"},
+        {"payload", "packets_per_file"},
+        {"tool", "name", "claimed_bytes_per_s", "measured_bytes_per_s"},
+    };
+    static const char *const busiest[] = {"instance", "avg_pct", "privileged_pct"};
+    static const char *const disk[] = {"instance",
+                                       "read_bytes",
+                                       "write_bytes",
+                                       "tail_write_bytes",
+                                       "avg_read_bytes_per_s",
+                                       "peak_read_bytes_per_s",
+                                       "avg_write_bytes_per_s",
+                                       "peak_write_bytes_per_s",
+                                       "busy_pct"};
+    static const char *const net[] = {"instance",
+                                      "rx_bytes",
+                                      "tx_bytes",
+                                      "rx_packets",
+                                      "tx_packets",
+                                      "rx_bytes_per_packet",
+                                      "tx_bytes_per_packet",
+                                      "peak_rx_bytes_per_s",
+                                      "peak_tx_bytes_per_s",
+                                      "errors",
+                                      "discards"};
+    const json_t *v;
+    size_t i;
+
+    for (size_t k = 0; k < sizeof(top) / sizeof(top[0]); k++)
+        if (!json_object_get(r, top[k])) {
+            fprintf(stderr, "missing key %s\n", top[k]);
+            CHECK(0);
+        }
+    for (size_t k = 0; k < sizeof(sub) / sizeof(sub[0]); k++)
+        for (size_t j = 1; j < 6 && sub[k][j]; j++)
+            if (!json_object_get(json_object_get(r, sub[k][0]), sub[k][j])) {
+                fprintf(stderr, "missing key %s.%s\n", sub[k][0], sub[k][j]);
+                CHECK(0);
+            }
+    for (size_t k = 0; k < 3; k++)
+        CHECK(json_object_get(json_object_get(json_object_get(r, "cpu"), "busiest"), busiest[k]));
+    json_array_foreach(json_object_get(r, "disks"), i, v)
+    {
+        for (size_t k = 0; k < sizeof(disk) / sizeof(disk[0]); k++)
+            CHECK(json_object_get(v, disk[k]) != NULL);
+    }
+    json_array_foreach(json_object_get(r, "interfaces"), i, v)
+    {
+        for (size_t k = 0; k < sizeof(net) / sizeof(net[0]); k++)
+            CHECK(json_object_get(v, net[k]) != NULL);
+    }
+    CHECK(json_is_array(json_object_get(r, "peers")));
+}
+
+static struct report_run base_run(void)
+{
+    struct report_run run = {.id = 7,
+                             .label = "dd 200M",
+                             .command = "dd if=/dev/zero of=/mnt/x bs=1M count=200",
+                             .host = NULL,
+                             .status = "settled",
+                             .start_ms = START,
+                             .end_ms = END,
+                             .settled_ms = SETTLED,
+                             .exit_code = 0,
+                             .payload_bytes = 200 * MIB,
+                             .files = 100,
+                             .tool_output = "200+0 records in\n200+0 records out\n209715200 bytes "
+                                            "(210 MB, 200 MiB) copied, 10 s, 21.0 MB/s\n",
+                             .io_read_bytes = 100 * MIB,
+                             .io_write_bytes = 200 * MIB,
+                             .storage_read_bytes = 5 * MIB,
+                             .storage_write_bytes = 0};
+    return run;
+}
+
+static void test_known(struct reader *rd, struct live *live)
+{
+    struct report_run run = base_run();
+    char err[256] = "";
+    json_t *r = report_compute(rd, live, 1000, &run, err, sizeof(err));
+    const json_t *d, *n, *o;
+    char *text;
+
+    CHECK(r != NULL);
+    if (!r) {
+        fprintf(stderr, "  %s\n", err);
+        return;
+    }
+    check_keys(r);
+    CHECK_INT(integer(r, "id"), 7);
+    CHECK_STR(json_string_value(json_object_get(r, "host")), "testhost");
+    CHECK_STR(json_string_value(json_object_get(r, "start_utc")), "2026-11-29T16:00:10.000Z");
+    CHECK_STR(json_string_value(json_object_get(r, "end_utc")), "2026-11-29T16:00:20.000Z");
+    CHECK_STR(json_string_value(json_object_get(r, "settled_utc")), "2026-11-29T16:00:25.000Z");
+    CHECK_INT(integer(r, "exit_code"), 0);
+    CHECK_REL(num(r, "duration_s"), 10.0);
+    CHECK_REL(num(r, "tail_s"), 5.0);
+
+    CHECK_INT(json_array_size(json_object_get(r, "disks")), 2); /* vda, sdb; not _Total */
+    d = find_inst(json_object_get(r, "disks"), "vda");
+    CHECK(d != NULL);
+    if (d) {
+        CHECK_INT(integer(d, "read_bytes"), 20 * MIB);
+        CHECK_INT(integer(d, "write_bytes"), 100 * MIB);
+        CHECK_INT(integer(d, "tail_write_bytes"), 5 * MIB);
+        CHECK_REL(num(d, "avg_write_bytes_per_s"), 10.0 * MIB);
+        CHECK_REL(num(d, "peak_write_bytes_per_s"), 10.0 * MIB);
+        CHECK_REL(num(d, "avg_read_bytes_per_s"), 2.0 * MIB);
+        CHECK_REL(num(d, "peak_read_bytes_per_s"), 5.0 * MIB);
+        CHECK_REL(num(d, "busy_pct"), 50.0);
+        CHECK_INT(integer(d, "write_ops"), 800);
+    }
+    d = find_inst(json_object_get(r, "disks"), "sdb");
+    if (d) {
+        CHECK_INT(integer(d, "read_bytes"), 10 * MIB);
+        CHECK_INT(integer(d, "write_bytes"), 0);
+        CHECK_INT(integer(d, "tail_write_bytes"), 0);
+    }
+    CHECK_INT(integer(r, "disk_read_bytes"), 30 * MIB);
+
+    CHECK_INT(json_array_size(json_object_get(r, "interfaces")), 2);
+    n = find_inst(json_object_get(r, "interfaces"), "eth0");
+    CHECK(n != NULL);
+    if (n) {
+        CHECK_INT(integer(n, "rx_bytes"), 16500000);
+        CHECK_INT(integer(n, "rx_packets"), 11000);
+        CHECK_INT(integer(n, "tx_bytes"), 640000);
+        CHECK_INT(integer(n, "tx_packets"), 10000);
+        CHECK_REL(num(n, "rx_bytes_per_packet"), 1500.0);
+        CHECK_REL(num(n, "tx_bytes_per_packet"), 64.0);
+        CHECK_REL(num(n, "peak_rx_bytes_per_s"), 3000000.0);
+        CHECK_REL(num(n, "peak_tx_bytes_per_s"), 64000.0);
+        CHECK_INT(integer(n, "errors"), 10);
+        CHECK_INT(integer(n, "discards"), 0);
+        CHECK_REL(num(n, "peak_bandwidth_pct"), 2.4);
+        CHECK_REL(num(n, "bandwidth_bits_per_s"), 1e9);
+    }
+    n = find_inst(json_object_get(r, "interfaces"), "lo");
+    if (n) {
+        CHECK_INT(integer(n, "rx_packets"), 10);
+        CHECK(json_is_null(json_object_get(n, "peak_bandwidth_pct")));
+    }
+
+    o = json_object_get(r, "tcp");
+    CHECK_INT(integer(o, "retransmitted_segments"), 20);
+    CHECK_INT(integer(o, "sent_segments"), 10000);
+
+    o = json_object_get(r, "cpu");
+    CHECK_REL(num(o, "avg_pct"), 50.0);
+    o = json_object_get(o, "busiest");
+    CHECK_STR(json_string_value(json_object_get(o, "instance")), "1");
+    CHECK_REL(num(o, "avg_pct"), 90.0);
+    CHECK_REL(num(o, "privileged_pct"), 40.0);
+
+    o = json_object_get(r, "memory");
+    CHECK_INT(integer(o, "cache_growth_bytes"), 100 * MIB);
+    CHECK_INT(integer(o, "dirty_bytes_at_end"), (61540 + 2000) * 1024LL);
+    CHECK_INT(integer(o, "writeback_tail_bytes"), 5 * MIB);
+
+    o = json_object_get(r, "process");
+    CHECK_INT(integer(o, "io_read_bytes"), 100 * MIB);
+    CHECK_INT(integer(o, "storage_read_bytes"), 5 * MIB);
+    CHECK_REL(num(o, "cache_served_read_pct"), 95.0);
+
+    o = json_object_get(r, "payload");
+    CHECK_INT(integer(o, "bytes"), 200 * MIB);
+    CHECK_INT(integer(o, "files"), 100);
+    CHECK_REL(num(o, "on_disk_at_end_pct"), 50.0);
+    CHECK_REL(num(o, "write_amplification"), 105.0 / 200.0);
+    CHECK_REL(num(o, "ms_per_file"), 100.0);
+    CHECK_REL(num(o, "packets_per_file"), (11000 + 10000 + 10 + 10) / 100.0);
+
+    o = json_object_get(r, "tool");
+    CHECK_STR(json_string_value(json_object_get(o, "name")), "dd");
+    CHECK_REL(num(o, "claimed_bytes_per_s"), 21e6);
+    CHECK_REL(num(o, "measured_bytes_per_s"), 20.0 * MIB);
+    CHECK_INT(json_array_size(json_object_get(r, "peers")), 0);
+
+    text = report_text(r);
+    CHECK(text != NULL);
+    if (text) {
+        CHECK(strstr(text, "measured 20.00 MiB/s") != NULL);
+        CHECK(strstr(text, "dd claimed 20.03 MiB/s") != NULL);
+        CHECK(strstr(text, "95.0 %") != NULL);
+        CHECK(strstr(text, "62.05 MiB") != NULL); /* dirty at exit */
+        CHECK(strstr(text, "tail 5.0 s, 5.00 MiB written back") != NULL);
+        CHECK(strstr(text, "Busiest core:   1 at 90.0 %") != NULL);
+        CHECK(strstr(text, "vda") != NULL && strstr(text, "eth0") != NULL);
+        CHECK(strstr(text, "Throughput") < strstr(text, "vda")); /* key figures first */
+        if (getenv("REPORT_VERBOSE")) {
+            char *js = json_dumps(r, JSON_INDENT(1));
+
+            printf("%s\n%s\n", text, js);
+            free(js);
+        }
+    }
+    free(text);
+    json_decref(r);
+
+    /* without memory, or without a database: the same figures from what is left */
+    r = report_compute(rd, NULL, 1000, &run, err, sizeof(err));
+    CHECK(r != NULL);
+    if (r) {
+        d = find_inst(json_object_get(r, "disks"), "vda");
+        CHECK(d != NULL);
+        if (d) {
+            CHECK_INT(integer(d, "write_bytes"), 100 * MIB);
+            CHECK_INT(integer(d, "tail_write_bytes"), 5 * MIB);
+        }
+        json_decref(r);
+    }
+}
+
+/* The tail of a run not settled yet runs to the newest tick. */
+static void test_unsettled(struct reader *rd, struct live *live)
+{
+    struct report_run run = base_run();
+    char err[256];
+    json_t *r;
+    const json_t *d;
+
+    run.settled_ms = -1;
+    r = report_compute(rd, live, 1000, &run, err, sizeof(err));
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    CHECK(json_is_null(json_object_get(r, "settled_utc")));
+    CHECK_REL(num(r, "tail_s"), 9.0);
+    d = find_inst(json_object_get(r, "disks"), "vda");
+    if (d)
+        CHECK_INT(integer(d, "tail_write_bytes"), 5 * MIB + 4 * 2 * MIB);
+    json_decref(r);
+}
+
+/* No data for the range, no payload, no process numbers, no tool output: nulls, every key. */
+static void test_missing(struct reader *rd, struct live *live)
+{
+    struct report_run run = {.id = 8,
+                             .start_ms = T0 + 3600000,
+                             .end_ms = T0 + 3610000,
+                             .settled_ms = -1,
+                             .exit_code = -1,
+                             .payload_bytes = -1,
+                             .files = -1,
+                             .io_read_bytes = -1,
+                             .io_write_bytes = -1,
+                             .storage_read_bytes = -1,
+                             .storage_write_bytes = -1};
+    char err[256];
+    json_t *r = report_compute(rd, live, 1000, &run, err, sizeof(err));
+    const json_t *o;
+    char *text;
+
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    check_keys(r);
+    CHECK_INT(json_array_size(json_object_get(r, "disks")), 0);
+    CHECK_INT(json_array_size(json_object_get(r, "interfaces")), 0);
+    CHECK(json_is_null(json_object_get(r, "exit_code")));
+    CHECK(json_is_null(json_object_get(r, "label")));
+    CHECK(json_is_null(json_object_get(json_object_get(r, "tcp"), "sent_segments")));
+    CHECK(json_is_null(json_object_get(json_object_get(r, "cpu"), "avg_pct")));
+    o = json_object_get(json_object_get(r, "cpu"), "busiest");
+    CHECK(json_is_null(json_object_get(o, "instance")));
+    o = json_object_get(r, "memory");
+    CHECK(json_is_null(json_object_get(o, "cache_growth_bytes")));
+    CHECK(json_is_null(json_object_get(o, "dirty_bytes_at_end")));
+    o = json_object_get(r, "process");
+    CHECK(json_is_null(json_object_get(o, "io_read_bytes")));
+    CHECK(json_is_null(json_object_get(o, "cache_served_read_pct")));
+    o = json_object_get(r, "payload");
+    CHECK(json_is_null(json_object_get(o, "bytes")));
+    CHECK(json_is_null(json_object_get(o, "on_disk_at_end_pct")));
+    CHECK(json_is_null(json_object_get(o, "write_amplification")));
+    CHECK(json_is_null(json_object_get(o, "ms_per_file")));
+    CHECK(json_is_null(json_object_get(o, "packets_per_file")));
+    o = json_object_get(r, "tool");
+    CHECK(json_is_null(json_object_get(o, "name")));
+    CHECK(json_is_null(json_object_get(o, "claimed_bytes_per_s")));
+    CHECK(json_is_null(json_object_get(o, "measured_bytes_per_s")));
+    text = report_text(r);
+    CHECK(text && strstr(text, "Cache-served:   unknown"));
+    free(text);
+    json_decref(r);
+
+    /* no sources at all */
+    r = report_compute(NULL, NULL, 1000, &run, err, sizeof(err));
+    CHECK(r != NULL);
+    if (r)
+        check_keys(r);
+    json_decref(r);
+    run.start_ms = -1;
+    CHECK(report_compute(rd, live, 1000, &run, err, sizeof(err)) == NULL);
+    CHECK(report_text(NULL) == NULL);
+}
+
+/* Reads served from cache: clamped to 0..100, null without reads. */
+static void test_cache_share(struct reader *rd)
+{
+    struct report_run run = base_run();
+    char err[256];
+    json_t *r;
+
+    run.storage_read_bytes = 200 * MIB; /* read-ahead: more from storage than read */
+    r = report_compute(rd, NULL, 1000, &run, err, sizeof(err));
+    CHECK(r != NULL);
+    if (r)
+        CHECK_REL(num(json_object_get(r, "process"), "cache_served_read_pct"), 0.0);
+    json_decref(r);
+    run.io_read_bytes = 0;
+    r = report_compute(rd, NULL, 1000, &run, err, sizeof(err));
+    if (r)
+        CHECK(
+            json_is_null(json_object_get(json_object_get(r, "process"), "cache_served_read_pct")));
+    json_decref(r);
+}
+
+int main(void)
+{
+    struct live *live = NULL;
+    struct reader *rd;
+    char cmd[300];
+
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    rd = make_db(&live);
+    if (rd && live) {
+        test_known(rd, live);
+        test_unsettled(rd, live);
+        test_missing(rd, live);
+        test_cache_share(rd);
+    }
+    reader_close(rd);
+    live_free(live);
+    for (size_t i = 0; i < nall; i++)
+        tick_free(all[i]);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return tl_done();
+}
