@@ -47,22 +47,26 @@ void cli_print_http_error(const struct cli *c, const struct http_response *r)
     json_decref(root);
 }
 
-/* GET target; the body to on_body when it is set (streaming), else collected. */
-static int get(const struct cli *c, const char *target, httpc_body_fn on_body, void *arg,
-               struct http_response *resp)
+/* One request; the body to on_body when it is set (streaming), else collected. */
+static int request(const struct cli *c, const char *method, const char *target, const char *body,
+                   size_t body_len, httpc_body_fn on_body, void *arg, struct http_response *resp)
 {
     char auth[1024], err[1024];
-    const char *headers[] = {"Accept: application/json", NULL, NULL};
-    struct http_request req = {.method = "GET",
+    const char *headers[] = {"Accept: application/json", NULL, NULL, NULL};
+    struct http_request req = {.method = method,
                                .target = target,
                                .headers = headers,
+                               .body = body,
+                               .body_len = body_len,
                                .read_timeout_ms = c->read_timeout_ms};
     struct http_response r;
-    int ret;
+    int ret, h = 1;
 
+    if (body)
+        headers[h++] = "Content-Type: application/json";
     if (c->token) {
         snprintf(auth, sizeof(auth), "Authorization: Bearer %s", c->token);
-        headers[1] = auth;
+        headers[h++] = auth;
     }
     ret = on_body ? httpc_request_stream(&c->url, &req, on_body, arg, &r, err, sizeof(err))
                   : httpc_request(&c->url, &req, &r, err, sizeof(err));
@@ -70,6 +74,60 @@ static int get(const struct cli *c, const char *target, httpc_body_fn on_body, v
         return CLI_EXIT_FAIL; /* the receiver has said why */
     if (ret < 0) {
         print_transport_error(c, ret, err);
+        return CLI_EXIT_FAIL;
+    }
+    *resp = r;
+    return 0;
+}
+
+static int get(const struct cli *c, const char *target, httpc_body_fn on_body, void *arg,
+               struct http_response *resp)
+{
+    return request(c, "GET", target, NULL, 0, on_body, arg, resp);
+}
+
+int cli_request(const struct cli *c, const char *method, const char *target, const json_t *body,
+                struct http_response *resp)
+{
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    struct http_response r;
+    int ret;
+
+    if (body && !text) {
+        fprintf(stderr, "perflog: out of memory\n");
+        return CLI_EXIT_FAIL;
+    }
+    ret = request(c, method, target, text, text ? strlen(text) : 0, NULL, NULL, &r);
+    free(text);
+    if (ret)
+        return ret;
+    if (r.status < 200 || r.status > 299) {
+        cli_print_http_error(c, &r);
+        httpc_response_free(&r);
+        return CLI_EXIT_FAIL;
+    }
+    *resp = r;
+    return 0;
+}
+
+int cli_get_quiet(const struct cli *c, const char *target, struct http_response *resp)
+{
+    char auth[1024], err[256];
+    const char *headers[] = {"Accept: application/json", NULL, NULL};
+    struct http_request req = {.method = "GET",
+                               .target = target,
+                               .headers = headers,
+                               .read_timeout_ms = c->read_timeout_ms};
+    struct http_response r;
+
+    if (c->token) {
+        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", c->token);
+        headers[1] = auth;
+    }
+    if (httpc_request(&c->url, &req, &r, err, sizeof(err)) < 0)
+        return CLI_EXIT_FAIL;
+    if (r.status < 200 || r.status > 299) {
+        httpc_response_free(&r);
         return CLI_EXIT_FAIL;
     }
     *resp = r;

@@ -38,6 +38,9 @@ int cmd_counters(const struct cli *c, int argc, char **argv);
 int cmd_data(const struct cli *c, int argc, char **argv);
 int cmd_export(const struct cli *c, int argc, char **argv);
 int cmd_typeperf(const struct cli *c, int argc, char **argv);
+int cmd_run(const struct cli *c, int argc, char **argv);
+int cmd_runs(const struct cli *c, int argc, char **argv);
+int cmd_report(const struct cli *c, int argc, char **argv);
 
 /*
  * GET target (e.g. "/api/v1/health", query already encoded). On a 2xx answer fills *resp (free
@@ -51,12 +54,23 @@ int cli_get(const struct cli *c, const char *target, struct http_response *resp)
  * and returns CLI_EXIT_FAIL. */
 int cli_get_any(const struct cli *c, const char *target, struct http_response *resp);
 
+/* Like cli_get, but prints nothing: for best-effort polls (the live line of perflog run). */
+int cli_get_quiet(const struct cli *c, const char *target, struct http_response *resp);
+
 /*
  * GET target and hand a 2xx body to on_body piece by piece as it arrives (httpc_request_stream),
  * so memory does not grow with its size. Returns 0, or CLI_EXIT_FAIL after printing what went
  * wrong as cli_get does (when on_body stops the transfer, it is on_body's to say why).
  */
 int cli_get_stream(const struct cli *c, const char *target, httpc_body_fn on_body, void *arg);
+
+/*
+ * Send method (POST, DELETE, ...) to target with body as compact JSON (NULL: no body; borrowed).
+ * On a 2xx answer fills *resp (free with httpc_response_free) and returns 0; otherwise prints
+ * what went wrong as cli_get does and returns CLI_EXIT_FAIL.
+ */
+int cli_request(const struct cli *c, const char *method, const char *target, const json_t *body,
+                struct http_response *resp);
 
 /* Print the server's {"error": ...} message of a non-2xx answer (and the token hint on 401). */
 void cli_print_http_error(const struct cli *c, const struct http_response *r);

@@ -19,6 +19,11 @@ static const struct cli_cmd cmds[] = {
     {.name = "typeperf",
      .run = cmd_typeperf,
      .summary = "live values in typeperf's own format and options"},
+    {.name = "run",
+     .run = cmd_run,
+     .summary = "run a command as a marked run, then print its report"},
+    {.name = "runs", .run = cmd_runs, .summary = "list the runs"},
+    {.name = "report", .run = cmd_report, .summary = "the report of one run, as text or JSON"},
 };
 
 static const char usage_head[] =

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "notify.h"
 #include "queue.h"
+#include "runs.h"
 #include "sampler.h"
 #include "writer.h"
 
@@ -442,6 +443,7 @@ int main(int argc, char **argv)
     struct sampler *sp = NULL;
     struct db *db = NULL;
     struct live *live = NULL;
+    struct runs *runs = NULL;
     struct http_server *srv = NULL;
     struct daemon_parts parts;
     struct service svc;
@@ -491,6 +493,13 @@ int main(int argc, char **argv)
     service_hook(&svc, &ss);
     live = live_new(LIVE_TICKS);
     sp = live ? sampler_start(&ss, q, live, err, sizeof(err)) : NULL;
+    if (sp && !(runs = runs_start(cfg.db, live, cfg.interval_ms, clock_wall_ns() / 1000000, err,
+                                  sizeof(err)))) {
+        log_error("%s", err);
+        sampler_stop(sp);
+        sp = NULL;
+        snprintf(err, sizeof(err), "the run manager did not start");
+    }
     if (sp) {
         parts = (struct daemon_parts){sp, w, q, cfg.max_db_bytes};
         memcpy(api_db, cfg.db, sizeof(api_db));
@@ -507,11 +516,13 @@ int main(int argc, char **argv)
                                .max_points = cfg.max_points,
                                .live = live,
                                .stats = daemon_stats,
-                               .stats_arg = &parts};
+                               .stats_arg = &parts,
+                               .runs = runs};
     }
     if (!sp || start_http(&cfg, &env, &srv) < 0) {
         if (!sp)
             log_error("%s", live ? err : "out of memory");
+        runs_stop(runs);
         sampler_stop(sp);
         writer_stop(w, FLUSH_TIMEOUT_MS);
         queue_free(q);
@@ -543,6 +554,7 @@ int main(int argc, char **argv)
         break;
     }
     http_stop(srv);
+    runs_stop(runs);
     sampler_stop(sp);
     writer_stop(w, FLUSH_TIMEOUT_MS);
     queue_free(q);

@@ -47,10 +47,20 @@ struct db {
 
 /*
  * Migrations from older schema versions: entry i upgrades version i+1 to i+2 and runs in the same
- * transaction as the version bump. Version 1 is the first released schema, so there are none yet;
- * tests/unit/test_db.c opens a version-1 database from tests/fixtures/db/ to prove the path.
+ * transaction as the version bump. tests/unit/test_db.c opens a version-1 database from
+ * tests/fixtures/db/ to prove the path.
+ *
+ * 1 -> 2: the runs table gets the settle timeout, the peers (a JSON array of URLs) and the
+ * client's own /proc/self/io deltas (docs/schema.md).
  */
-static const char *const migrations[DB_SCHEMA_VERSION - 1 > 0 ? DB_SCHEMA_VERSION - 1 : 1] = {NULL};
+static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
+    "ALTER TABLE runs ADD COLUMN settle_timeout_s INTEGER;\n"
+    "ALTER TABLE runs ADD COLUMN peers TEXT;\n"
+    "ALTER TABLE runs ADD COLUMN io_read_bytes INTEGER;\n"
+    "ALTER TABLE runs ADD COLUMN io_write_bytes INTEGER;\n"
+    "ALTER TABLE runs ADD COLUMN storage_read_bytes INTEGER;\n"
+    "ALTER TABLE runs ADD COLUMN storage_write_bytes INTEGER;\n",
+};
 
 static uint32_t name_hash(const char *s)
 {

@@ -71,7 +71,13 @@ void schema_tables(struct sbuf *b)
            "  payload_bytes INTEGER,\n"
            "  files INTEGER,\n"
            "  tool_output TEXT,\n"
-           "  report_json TEXT\n);\n");
+           "  report_json TEXT,\n"
+           "  settle_timeout_s INTEGER,\n"
+           "  peers TEXT,\n"
+           "  io_read_bytes INTEGER,\n"
+           "  io_write_bytes INTEGER,\n"
+           "  storage_read_bytes INTEGER,\n"
+           "  storage_write_bytes INTEGER\n);\n");
     for (int o = 0; o < OBJ_COUNT; o++) {
         object_table(b, &counter_objects[o]);
         rollup_table(b, &counter_objects[o], "1m");

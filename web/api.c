@@ -11,10 +11,18 @@
 #include <string.h>
 #include <time.h>
 
+/*
+ * A route: an exact path, or one with a numeric "{id}" segment. `fn` answers GET (and HEAD, which
+ * libmicrohttpd answers without the body) of an exact path from the query alone; `get`, `post`
+ * and `del` see the request and the id. `allow` is the Allow header of a 405 ("GET, HEAD" when
+ * NULL).
+ */
 struct route {
     const char *path;
     api_handler_fn fn;
     const char *const *params; /* known query parameters, NULL-terminated */
+    api_request_fn get, post, del;
+    const char *allow;
 };
 
 static const char *const no_params[] = {NULL};
@@ -23,12 +31,50 @@ static const char *const latest_params[] = {"counter", NULL};
 static const char *const data_params[] = {"counter", "from", "to", "step", "agg", NULL};
 static const char *const export_params[] = {"counter", "from", "to", "format", "tz", "every", NULL};
 
-/* Every route answers GET (and HEAD, which libmicrohttpd answers without the body). */
 static const struct route routes[] = {
-    {"/api/v1/health", api_health, no_params},     {"/api/v1/counters", api_counters, match_params},
-    {"/api/v1/data", api_data, data_params},       {"/api/v1/latest", api_latest, latest_params},
-    {"/api/v1/export", api_export, export_params}, {"/metrics", api_metrics, no_params},
+    {"/api/v1/health", api_health, no_params, NULL, NULL, NULL, NULL},
+    {"/api/v1/counters", api_counters, match_params, NULL, NULL, NULL, NULL},
+    {"/api/v1/data", api_data, data_params, NULL, NULL, NULL, NULL},
+    {"/api/v1/latest", api_latest, latest_params, NULL, NULL, NULL, NULL},
+    {"/api/v1/export", api_export, export_params, NULL, NULL, NULL, NULL},
+    {"/metrics", api_metrics, no_params, NULL, NULL, NULL, NULL},
+    {"/api/v1/runs", api_runs_list, no_params, NULL, api_runs_create, NULL, "GET, HEAD, POST"},
+    {.path = "/api/v1/runs/{id}",
+     .params = no_params,
+     .get = api_run_get,
+     .del = api_run_delete,
+     .allow = "GET, HEAD, DELETE"},
+    {.path = "/api/v1/runs/{id}/end", .params = no_params, .post = api_run_end, .allow = "POST"},
 };
+
+/* 1 when `path` matches the route's pattern; *id gets the "{id}" segment (1..10^15, digits only,
+ * no leading zero) or 0. */
+static int route_match(const char *pattern, const char *path, int64_t *id)
+{
+    const char *hole = strstr(pattern, "{id}");
+    size_t pre;
+    int64_t v = 0;
+    int digits = 0;
+
+    *id = 0;
+    if (!hole)
+        return !strcmp(pattern, path);
+    pre = (size_t)(hole - pattern);
+    if (strncmp(pattern, path, pre) != 0)
+        return 0;
+    path += pre;
+    if (*path == '0')
+        return 0;
+    for (; *path >= '0' && *path <= '9'; path++) {
+        if (++digits > 15)
+            return 0;
+        v = v * 10 + (*path - '0');
+    }
+    if (!digits || strcmp(hole + 4, path) != 0)
+        return 0;
+    *id = v;
+    return 1;
+}
 
 int64_t api_now_ms(const struct api_env *env)
 {
@@ -95,24 +141,42 @@ static int needs_token(const char *token, int read_too, const char *method)
     return token && (!read || read_too);
 }
 
+/* The handler of `method` on route rt, or 1 when the route has none (405). */
+static int method_of(const struct route *rt, const char *method, api_request_fn *req)
+{
+    *req = NULL;
+    if (!strcmp(method, "GET") || !strcmp(method, "HEAD")) {
+        *req = rt->get;
+        return rt->fn || rt->get ? 0 : 1;
+    }
+    if (!strcmp(method, "POST"))
+        *req = rt->post;
+    else if (!strcmp(method, "DELETE"))
+        *req = rt->del;
+    return *req ? 0 : 1;
+}
+
 int api_handle(const struct api_env *env, struct reader *rd, const struct api_request *rq,
                struct api_response *out)
 {
     const struct route *rt = NULL;
+    api_request_fn req;
     struct query *q;
-    const char *why, *unknown, *token;
+    const char *why, *unknown, *token, *allow;
+    int64_t id = 0;
     int rc, read_too;
 
     memset(out, 0, sizeof(*out));
-    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
-        if (!strcmp(rq->path, routes[i].path))
+    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]) && !rt; i++)
+        if (route_match(routes[i].path, rq->path, &id))
             rt = &routes[i];
     if (!rt)
         return api_error(out, 404, "not_found", "no such endpoint: %.200s", rq->path);
-    if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD")) {
-        rc = api_error(out, 405, "method_not_allowed", "%.200s does not accept %.16s; use GET",
-                       rq->path, rq->method);
-        out->allow = "GET, HEAD";
+    if (method_of(rt, rq->method, &req)) {
+        allow = rt->allow ? rt->allow : "GET, HEAD";
+        rc = api_error(out, 405, "method_not_allowed", "%.200s does not accept %.16s; use %s",
+                       rq->path, rq->method, allow);
+        out->allow = allow;
         return rc;
     }
     token = auth_of(env, &read_too);
@@ -129,6 +193,8 @@ int api_handle(const struct api_env *env, struct reader *rd, const struct api_re
     } else if ((unknown = query_unknown_key(q, rt->params))) {
         rc = api_error(out, 400, "bad_parameter", "unknown parameter '%.100s' for %s", unknown,
                        rt->path);
+    } else if (req) {
+        rc = req(env, rq, id, out);
     } else {
         rc = rt->fn(env, rd, q, out);
     }

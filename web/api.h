@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct runs;
+
 struct api_request {
     const char *method; /* "GET", "POST", ... */
     const char *path;   /* "/api/v1/data", without the query */
@@ -73,6 +75,7 @@ struct api_env {
     void (*stats)(void *arg, struct api_stats *out); /* may be NULL: all zero */
     void *stats_arg;
     int64_t (*now_ms)(void); /* UTC clock; tests pass a fixed one */
+    struct runs *runs;       /* the run manager (daemon/runs.h); NULL: the runs routes answer 503 */
 };
 
 /*

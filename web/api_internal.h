@@ -16,6 +16,10 @@
 typedef int (*api_handler_fn)(const struct api_env *env, struct reader *rd, const struct query *q,
                               struct api_response *out);
 
+/* A handler that sees the request (its body) and the {id} of its path (0 when it has none). */
+typedef int (*api_request_fn)(const struct api_env *env, const struct api_request *rq, int64_t id,
+                              struct api_response *out);
+
 int api_health(const struct api_env *env, struct reader *rd, const struct query *q,
                struct api_response *out);
 int api_counters(const struct api_env *env, struct reader *rd, const struct query *q,
@@ -28,6 +32,18 @@ int api_export(const struct api_env *env, struct reader *rd, const struct query 
                struct api_response *out);
 int api_metrics(const struct api_env *env, struct reader *rd, const struct query *q,
                 struct api_response *out);
+
+/* The copy runs (api_runs.c). */
+int api_runs_list(const struct api_env *env, struct reader *rd, const struct query *q,
+                  struct api_response *out);
+int api_runs_create(const struct api_env *env, const struct api_request *rq, int64_t id,
+                    struct api_response *out);
+int api_run_get(const struct api_env *env, const struct api_request *rq, int64_t id,
+                struct api_response *out);
+int api_run_end(const struct api_env *env, const struct api_request *rq, int64_t id,
+                struct api_response *out);
+int api_run_delete(const struct api_env *env, const struct api_request *rq, int64_t id,
+                   struct api_response *out);
 
 /* Parse from= and to= (defaults dflt_from and "now") into *from_ms, *to_ms, from <= to. Returns
  * 0, or 1 with a 400 answer in *out, or -ENOMEM. */

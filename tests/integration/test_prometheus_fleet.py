@@ -139,7 +139,10 @@ def main():
             print(f"{target}: prometheus rate {prate / 1e6:.3f} MB/s, increase {pinc / 1e6:.1f} MB from "
                   f"{len(samples)} scrapes (scrape phase {phase[:3]} s after the second); perflog average "
                   f"{own / 1e6:.3f} MB/s = {sum(vals) / 1e6:.1f} MB over {len(vals)} ticks", flush=True)
-            check(len(vals) == WINDOW, f"{target}: perflog has a value for each of the {WINDOW} ticks ({len(vals)})")
+            # A tick that comes late under load (the ASan pass runs two daemons, Prometheus and dd on
+            # two cores) is stored as one longer interval, so a minute may hold 59 values.
+            check(len(vals) >= WINDOW - 2, f"{target}: perflog has a value for (nearly) each of the {WINDOW} "
+                                           f"ticks ({len(vals)})")
             check(len(samples) >= WINDOW - 3, f"{target}: Prometheus scraped about every second ({len(samples)} samples)")
             check(own > MIN_RATE, f"{target}: the minute carried real traffic ({own / 1e6:.1f} MB/s > {MIN_RATE / 1e6:.0f})")
             rel = (prate - own) / own if own else float("inf")

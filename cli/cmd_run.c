@@ -1,0 +1,753 @@
+/*
+ * cmd_run.c - `perflog run [OPTIONS] -- CMD [ARGS...]`: open a run on the daemon (and on each
+ * peer), run CMD with its stdout and stderr passed through while a live line shows what the
+ * disks, the wire, the CPUs and the page cache do, end the run with the exit code, the tail of
+ * the output and this process's /proc/self/io deltas, wait until the daemon calls the run
+ * settled, then print the report (design sections 1 and 7, /work/runs-spec/SPEC.md).
+ *
+ * The /proc/self/io deltas include CMD and every descendant this process reaped (the kernel adds
+ * a waited-for child's counters to its parent's: Documentation/filesystems/proc.rst, 3.3). The
+ * bytes this process itself moves while passing the output through (pipe reads, writes to our
+ * stdout/stderr) are counted and taken off, so rchar/wchar describe CMD, not the pass-through.
+ */
+#include "cli.h"
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_PEERS       16
+#define POLL_MS         1000
+#define SETTLE_POLL_MS  500
+#define SETTLE_GRACE_S  30 /* waited beyond the settle timeout before giving up */
+#define LIVE_TIMEOUT_MS 2000
+
+static const char help[] =
+    "usage: perflog run [--label TEXT] [--payload PATH | --bytes N] [--files N] [--peer URL]...\n"
+    "                   [--settle-timeout S] [--quiet] [--json] -- CMD [ARGS...]\n"
+    "\n"
+    "Mark a run on perflogd, run CMD with its stdout and stderr passed through, show one line a\n"
+    "second on stderr (disk, network, dirty data, CPU), end the run when CMD exits, wait until "
+    "the\n"
+    "dirty and writeback data have reached the disks (or the settle timeout), then print the run\n"
+    "report. The last 1 MiB of CMD's output goes to the daemon, which parses the throughput that\n"
+    "tools such as dd, rsync, robocopy and fio print.\n"
+    "\n"
+    "  --label TEXT        a name for the run\n"
+    "  --payload PATH      the bytes copied: PATH's size, or the sum of the regular files under a\n"
+    "                      directory (whose count is then the default of --files)\n"
+    "  --bytes N           the bytes copied, as a number\n"
+    "  --files N           the number of files copied (for ms and packets per file)\n"
+    "  --peer URL          also open and end the run on the perflogd at URL (repeatable)\n"
+    "  --settle-timeout S  the longest wait for dirty data after CMD exits (1..3600, default 120)\n"
+    "  -q, --quiet         no live line and no waiting messages\n"
+    "  --json              print the report as JSON instead of text\n"
+    "\n"
+    "If the daemon cannot be reached, CMD is not run and the exit status is 1. Otherwise the exit\n"
+    "status is CMD's (128+N when a signal N killed it, 127 when it was not found, 126 when it\n"
+    "could not be executed), whatever became of the report; report problems go to stderr.\n";
+
+struct run_opts {
+    const char *label, *payload_path;
+    int64_t bytes, files; /* -1: not given */
+    int64_t settle_timeout_s;
+    const char *peers[MAX_PEERS];
+    size_t npeers;
+    int quiet, json;
+};
+
+/* A host the run is open on: the daemon of --server, then each peer. */
+struct host {
+    struct cli c;
+    const char *url;
+    long long id; /* -1: the run could not be opened there */
+};
+
+struct session {
+    const struct run_opts *o;
+    struct host hosts[MAX_PEERS + 1];
+    size_t nhosts;
+    int tty;                        /* stderr is a terminal: the live line is redrawn in place */
+    int line_shown;                 /* a live line is on the terminal now */
+    uint64_t own_read, own_written; /* pass-through bytes, taken off the io deltas */
+    struct run_tail tail;
+};
+
+static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int opt_int(const char *name, const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (parse_int(s, lo, hi, out) == 0)
+        return 0;
+    fprintf(stderr, "perflog run: --%s: expected a whole number from %lld to %lld, got '%s'\n",
+            name, (long long)lo, (long long)hi, s);
+    return -1;
+}
+
+static int parse_opts(int argc, char **argv, struct run_opts *o)
+{
+    static const struct option opts[] = {
+        {"label", required_argument, NULL, 'l'}, {"payload", required_argument, NULL, 'p'},
+        {"bytes", required_argument, NULL, 'b'}, {"files", required_argument, NULL, 'f'},
+        {"peer", required_argument, NULL, 'P'},  {"settle-timeout", required_argument, NULL, 's'},
+        {"quiet", no_argument, NULL, 'q'},       {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+    };
+    int c;
+
+    /* "+": CMD's own options are not ours. */
+    while ((c = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
+        switch (c) {
+        case 'l':
+            o->label = optarg;
+            break;
+        case 'p':
+            o->payload_path = optarg;
+            break;
+        case 'b':
+            if (opt_int("bytes", optarg, 0, INT64_MAX, &o->bytes) < 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'f':
+            if (opt_int("files", optarg, 0, INT64_MAX, &o->files) < 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'P':
+            if (o->npeers == MAX_PEERS) {
+                fprintf(stderr, "perflog run: at most %d --peer\n", MAX_PEERS);
+                return CLI_EXIT_USAGE;
+            }
+            o->peers[o->npeers++] = optarg;
+            break;
+        case 's':
+            if (opt_int("settle-timeout", optarg, 1, 3600, &o->settle_timeout_s) < 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'j':
+            o->json = 1;
+            break;
+        default:
+            cli_print_help(c != 'h', help);
+            return c == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "perflog run: give the command to run after --, e.g. perflog run -- cp "
+                        "a b\n");
+        return CLI_EXIT_USAGE;
+    }
+    if (o->payload_path && o->bytes >= 0) {
+        fprintf(stderr, "perflog run: give --payload or --bytes, not both\n");
+        return CLI_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* nftw has no argument for its callback: the sums of one walk (the program is single-threaded). */
+static int64_t walk_bytes, walk_files;
+
+static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)path;
+    (void)ftw;
+    if (type == FTW_F && S_ISREG(st->st_mode)) {
+        walk_bytes += st->st_size;
+        walk_files++;
+    }
+    return 0;
+}
+
+/* --payload PATH: the size of a file, or the regular files under a directory. */
+static int payload_size(struct run_opts *o)
+{
+    struct stat st;
+
+    if (stat(o->payload_path, &st) < 0) {
+        fprintf(stderr, "perflog run: --payload %s: %s\n", o->payload_path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        o->bytes = st.st_size;
+        return 0;
+    }
+    walk_bytes = walk_files = 0;
+    if (nftw(o->payload_path, walk_one, 32, FTW_PHYS) < 0) {
+        fprintf(stderr, "perflog run: --payload %s: %s\n", o->payload_path, strerror(errno));
+        return -1;
+    }
+    o->bytes = walk_bytes;
+    if (o->files < 0)
+        o->files = walk_files;
+    return 0;
+}
+
+static int read_self_io(struct run_io *io)
+{
+    char buf[1024];
+    int fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+
+    if (fd >= 0)
+        close(fd);
+    return n < 0 ? -1 : run_parse_io(buf, (size_t)n, io);
+}
+
+static json_t *start_body(const struct run_opts *o, const char *command)
+{
+    json_t *b = json_object(), *peers = json_array();
+
+    for (size_t i = 0; i < o->npeers; i++)
+        json_array_append_new(peers, json_string(o->peers[i]));
+    if (o->label)
+        json_object_set_new(b, "label", json_string(o->label));
+    json_object_set_new(b, "command", json_string(command));
+    json_object_set_new(b, "pid", json_integer(getpid()));
+    if (o->bytes >= 0)
+        json_object_set_new(b, "payload_bytes", json_integer(o->bytes));
+    if (o->files >= 0)
+        json_object_set_new(b, "files", json_integer(o->files));
+    json_object_set_new(b, "peers", peers);
+    json_object_set_new(b, "settle_timeout_s", json_integer(o->settle_timeout_s));
+    return b;
+}
+
+/* POST /api/v1/runs to h: the id in h->id, or -1 after the message. */
+static int open_run(struct host *h, const json_t *body)
+{
+    struct http_response r;
+    json_t *root;
+    const json_t *id;
+
+    h->id = -1;
+    if (cli_request(&h->c, "POST", "/api/v1/runs", body, &r))
+        return -1;
+    root = json_loadb(r.body, r.body_len, 0, NULL);
+    id = json_object_get(root, "id");
+    if (json_is_integer(id))
+        h->id = (long long)json_integer_value(id);
+    else
+        fprintf(stderr, "perflog run: %s answered without a run id\n", h->url);
+    json_decref(root);
+    httpc_response_free(&r);
+    return h->id < 0 ? -1 : 0;
+}
+
+static int open_runs(struct session *s, const struct cli *c, const char *command)
+{
+    json_t *body = start_body(s->o, command);
+    char err[512];
+
+    s->hosts[0] = (struct host){.c = *c, .url = c->server};
+    s->nhosts = 1;
+    if (!body || open_run(&s->hosts[0], body) < 0) {
+        json_decref(body);
+        return -1;
+    }
+    /* Peers get the same body without their own list; one that fails is left out. */
+    json_object_del(body, "peers");
+    for (size_t i = 0; i < s->o->npeers; i++) {
+        struct host *h = &s->hosts[s->nhosts];
+
+        *h = (struct host){.c = *c, .url = s->o->peers[i], .id = -1};
+        h->c.server = s->o->peers[i];
+        if (httpc_parse_url(s->o->peers[i], &h->c.url, err, sizeof(err)) < 0) {
+            fprintf(stderr, "perflog run: --peer %s: %s\n", s->o->peers[i], err);
+            continue;
+        }
+        if (open_run(h, body) < 0)
+            fprintf(stderr, "perflog run: the run is not marked on %s\n", h->url);
+        s->nhosts++;
+    }
+    json_decref(body);
+    return 0;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Write all of buf to fd, retrying short writes; -1 on an error. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, buf, len);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        buf += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+static void clear_line(struct session *s)
+{
+    if (s->tty && s->line_shown) {
+        if (write_all(2, "\r\033[K", 4) == 0)
+            s->own_written += 4;
+        s->line_shown = 0;
+    }
+}
+
+static void show_line(struct session *s, const char *line)
+{
+    char buf[600];
+    int n =
+        snprintf(buf, sizeof(buf), "%s%s%s", s->tty ? "\r\033[K" : "", line, s->tty ? "" : "\n");
+
+    if (n > 0 && write_all(2, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) == 0)
+        s->own_written += (uint64_t)n;
+    s->line_shown = s->tty;
+}
+
+/* The daemon's newest values, or NULL (silently: the live line is best-effort). */
+static json_t *latest(const struct session *s)
+{
+    struct cli c = s->hosts[0].c;
+    struct http_response r;
+    json_t *root = NULL;
+
+    c.read_timeout_ms = LIVE_TIMEOUT_MS;
+    if (cli_get_quiet(&c, run_live_target, &r) == 0) {
+        root = json_loadb(r.body, r.body_len, 0, NULL);
+        httpc_response_free(&r);
+    }
+    return root;
+}
+
+static void live_tick(struct session *s, double elapsed_s)
+{
+    json_t *l = latest(s);
+    char line[512];
+
+    run_live_line(l, s->hosts[0].id, elapsed_s, line, sizeof(line));
+    show_line(s, line);
+    json_decref(l);
+}
+
+/*
+ * Move what one pipe has to our fd (1 or 2) and into the tail. Returns 0, or -1 at the end of
+ * the stream (EOF, or our side of it is closed so CMD sees EPIPE as it would have without us).
+ */
+static int pass_through(struct session *s, int from, int to)
+{
+    char buf[65536];
+    ssize_t n = read(from, buf, sizeof(buf));
+
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return 0;
+    if (n <= 0)
+        return -1;
+    s->own_read += (uint64_t)n;
+    run_tail_add(&s->tail, buf, (size_t)n);
+    clear_line(s);
+    if (write_all(to, buf, (size_t)n) < 0)
+        return -1;
+    s->own_written += (uint64_t)n;
+    return 0;
+}
+
+/* The child: stdout and stderr to the pipes, then CMD; errno to the status pipe if exec fails. */
+static void child(char **argv, const int out[2], const int err[2], const int status[2])
+{
+    int e;
+
+    close(out[0]);
+    close(err[0]);
+    close(status[0]);
+    if (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) {
+        e = errno;
+        goto fail;
+    }
+    close(out[1]);
+    close(err[1]);
+    execvp(argv[0], argv);
+    e = errno;
+fail:
+    if (write(status[1], &e, sizeof(e)) < 0)
+        _exit(127);
+    _exit(127);
+}
+
+static int exec_failure_code(int e)
+{
+    return e == ENOENT || e == ENOTDIR ? 127 : 126;
+}
+
+/* pidfd_open: a descriptor that polls readable when the child exits (Linux 5.3); -1 without. */
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+static int exit_code_of(int wstatus)
+{
+    if (WIFEXITED(wstatus))
+        return WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus))
+        return 128 + WTERMSIG(wstatus);
+    return 1;
+}
+
+/* Run CMD to its end, passing its output through; returns its exit code (*exec_errno set when
+ * it could not be started). */
+static int run_child(struct session *s, char **argv, int *exec_errno)
+{
+    int out[2], err[2], status[2], wstatus = 0, pidfd, e = 0, done = 0;
+    double t0 = mono_s(), next = t0 + 1;
+    pid_t pid;
+    ssize_t n;
+
+    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0) {
+        *exec_errno = errno;
+        return exec_failure_code(errno);
+    }
+    fflush(NULL);
+    pid = fork();
+    if (pid < 0) {
+        *exec_errno = errno;
+        return 126;
+    }
+    if (pid == 0)
+        child(argv, out, err, status);
+    /* Ctrl-C reaches CMD, whose exit we then report, as system(3) does; a closed stdout becomes
+     * EPIPE on our write, and CMD's own when we close its pipe. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    close(out[1]);
+    close(err[1]);
+    close(status[1]);
+    do
+        n = read(status[0], &e, sizeof(e));
+    while (n < 0 && errno == EINTR);
+    close(status[0]);
+    if (n == (ssize_t)sizeof(e)) {
+        close(out[0]);
+        close(err[0]);
+        waitpid(pid, &wstatus, 0);
+        *exec_errno = e;
+        return exec_failure_code(e);
+    }
+    pidfd = open_pidfd(pid);
+    while (!done) {
+        struct pollfd p[3] = {{.fd = out[0], .events = POLLIN},
+                              {.fd = err[0], .events = POLLIN},
+                              {.fd = pidfd, .events = POLLIN}};
+        double now = mono_s();
+        int wait_ms = now >= next ? 0 : (int)((next - now) * 1000) + 1;
+        int r = poll(p, 3, wait_ms);
+
+        if (r < 0 && errno != EINTR)
+            break;
+        if (p[0].revents && pass_through(s, out[0], 1) < 0) {
+            close(out[0]);
+            out[0] = -1;
+        }
+        if (p[1].revents && pass_through(s, err[0], 2) < 0) {
+            close(err[0]);
+            err[0] = -1;
+        }
+        /* Both pipes closed and no pidfd: the child is ending, a blocking wait is short. */
+        if ((p[2].revents || (pidfd < 0 && out[0] < 0 && err[0] < 0) ||
+             (pidfd < 0 && now >= next)) &&
+            waitpid(pid, &wstatus, out[0] < 0 && err[0] < 0 && pidfd < 0 ? 0 : WNOHANG) == pid)
+            done = 1;
+        now = mono_s();
+        if (!done && now >= next) {
+            if (!s->o->quiet)
+                live_tick(s, now - t0);
+            next += 1;
+            if (next < now)
+                next = now + 1;
+        }
+    }
+    /* What CMD wrote just before it exited; a descendant still holding the pipes is not waited
+     * for. */
+    for (int i = 0; i < 2; i++) {
+        int fd = i ? err[0] : out[0];
+
+        if (fd < 0)
+            continue;
+        fcntl(fd, F_SETFL, O_NONBLOCK);
+        while (pass_through(s, fd, i ? 2 : 1) == 0 &&
+               poll(&(struct pollfd){.fd = fd, .events = POLLIN}, 1, 0) > 0)
+            ;
+        close(fd);
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    clear_line(s);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    return exit_code_of(wstatus);
+}
+
+static uint64_t minus(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+static json_t *end_body(const struct session *s, int exit_code, const struct run_io *io0,
+                        const struct run_io *io1, int with_process, int with_output)
+{
+    json_t *b = json_object(), *p;
+    char *text = with_output ? run_tail_text(&s->tail, NULL) : NULL;
+
+    json_object_set_new(b, "exit_code", json_integer(exit_code));
+    if (text)
+        json_object_set_new(b, "tool_output", json_string(text));
+    free(text);
+    if (with_process && io0 && io1) {
+        p = json_object();
+        json_object_set_new(p, "io_read_bytes",
+                            json_integer((json_int_t)minus(io1->rchar - io0->rchar, s->own_read)));
+        json_object_set_new(
+            p, "io_write_bytes",
+            json_integer((json_int_t)minus(io1->wchar - io0->wchar, s->own_written)));
+        json_object_set_new(p, "storage_read_bytes",
+                            json_integer((json_int_t)(io1->read_bytes - io0->read_bytes)));
+        json_object_set_new(p, "storage_write_bytes",
+                            json_integer((json_int_t)(io1->write_bytes - io0->write_bytes)));
+        json_object_set_new(b, "process", p);
+    }
+    return b;
+}
+
+static void end_runs(struct session *s, int exit_code, const struct run_io *io0,
+                     const struct run_io *io1)
+{
+    for (size_t i = 0; i < s->nhosts; i++) {
+        struct host *h = &s->hosts[i];
+        json_t *body;
+        char target[96];
+        struct http_response r;
+
+        if (h->id < 0)
+            continue;
+        /* The process counters are this host's: the peers get the exit code and output. If the
+         * server refuses the body (a smaller max_body_bytes), the run still ends, without the
+         * tool's output. */
+        snprintf(target, sizeof(target), "/api/v1/runs/%lld/end", h->id);
+        body = end_body(s, exit_code, io0, io1, i == 0, 1);
+        if (cli_request(&h->c, "POST", target, body, &r) == 0) {
+            httpc_response_free(&r);
+        } else {
+            json_decref(body);
+            body = end_body(s, exit_code, io0, io1, i == 0, 0);
+            if (cli_request(&h->c, "POST", target, body, &r) == 0) {
+                httpc_response_free(&r);
+                fprintf(stderr, "perflog run: run %lld ended without the command's output\n",
+                        h->id);
+            } else {
+                fprintf(stderr, "perflog run: could not end run %lld on %s\n", h->id, h->url);
+            }
+        }
+        json_decref(body);
+    }
+}
+
+/* GET /api/v1/runs/{id} of h: the run object, or NULL after the message. */
+static json_t *get_run(const struct host *h)
+{
+    char target[64];
+    struct http_response r;
+    json_t *root;
+
+    snprintf(target, sizeof(target), "/api/v1/runs/%lld", h->id);
+    if (cli_get(&h->c, target, &r))
+        return NULL;
+    root = json_loadb(r.body, r.body_len, 0, NULL);
+    httpc_response_free(&r);
+    if (!json_is_object(root))
+        fprintf(stderr, "perflog run: %s sent a run that is not a JSON object\n", h->url);
+    return root;
+}
+
+static int finished(const json_t *run)
+{
+    const char *st = cli_json_str(run, "status");
+
+    return st && (!strcmp(st, "settled") || !strcmp(st, "interrupted") || !strcmp(st, "failed"));
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+/* Poll h's run until it is settled (or the deadline); returns the last run seen, or NULL. */
+static json_t *wait_settled(struct session *s, const struct host *h, double deadline)
+{
+    json_t *run = NULL;
+    double last_msg = 0;
+
+    for (;;) {
+        json_decref(run);
+        run = get_run(h);
+        if (!run || finished(run) || mono_s() >= deadline)
+            break;
+        if (!s->o->quiet && h == &s->hosts[0] && mono_s() - last_msg >= 1) {
+            json_t *l = latest(s);
+            char left[32], line[128];
+
+            snprintf(line, sizeof(line), "waiting for dirty data to reach the disk: %s left",
+                     cli_format_bytes(run_latest_dirty(l), left, sizeof(left)));
+            show_line(s, line);
+            json_decref(l);
+            last_msg = mono_s();
+        }
+        sleep_ms(SETTLE_POLL_MS);
+    }
+    clear_line(s);
+    if (run && !finished(run))
+        fprintf(stderr,
+                "perflog run: run %lld on %s is still '%s' after %lld s; its report is "
+                "not ready (perflog report %lld, later)\n",
+                h->id, h->url, cli_json_str(run, "status") ? cli_json_str(run, "status") : "?",
+                (long long)s->o->settle_timeout_s + SETTLE_GRACE_S, h->id);
+    return run;
+}
+
+/* The main report, with the peers' reports in its "peers" when the server left it empty. */
+static json_t *collect_report(struct session *s, json_t *main_run, double deadline)
+{
+    json_t *rep = json_object_get(main_run, "report"), *peers;
+
+    if (!json_is_object(rep))
+        return NULL;
+    json_incref(rep);
+    peers = json_object_get(rep, "peers");
+    if (s->nhosts > 1 && json_array_size(peers) == 0) {
+        peers = json_array();
+        for (size_t i = 1; i < s->nhosts; i++) {
+            json_t *p = json_object(),
+                   *run = s->hosts[i].id >= 0 ? wait_settled(s, &s->hosts[i], deadline) : NULL;
+            json_t *prep = json_object_get(run, "report");
+
+            json_object_set_new(p, "url", json_string(s->hosts[i].url));
+            json_object_set_new(p, "id",
+                                s->hosts[i].id >= 0 ? json_integer(s->hosts[i].id) : json_null());
+            json_object_set(p, "report", json_is_object(prep) ? prep : json_null());
+            json_array_append_new(peers, p);
+            json_decref(run);
+        }
+        json_object_set_new(rep, "peers", peers);
+    }
+    return rep;
+}
+
+static void print_report(const struct session *s, const json_t *rep)
+{
+    char *text;
+
+    if (s->o->json) {
+        text = json_dumps(rep, JSON_INDENT(2));
+        if (text)
+            printf("%s\n", text);
+    } else {
+        text = run_report_text(rep);
+        if (text)
+            fputs(text, stdout);
+    }
+    free(text);
+    fflush(stdout);
+}
+
+static void report(struct session *s)
+{
+    double deadline = mono_s() + (double)s->o->settle_timeout_s + SETTLE_GRACE_S;
+    json_t *run = wait_settled(s, &s->hosts[0], deadline), *rep;
+
+    if (!run)
+        return;
+    rep = collect_report(s, run, deadline);
+    if (rep)
+        print_report(s, rep);
+    else if (finished(run))
+        fprintf(stderr, "perflog run: run %lld is '%s' but has no report\n", s->hosts[0].id,
+                cli_json_str(run, "status"));
+    json_decref(rep);
+    json_decref(run);
+}
+
+int cmd_run(const struct cli *c, int argc, char **argv)
+{
+    struct run_opts o = {.bytes = -1, .files = -1, .settle_timeout_s = 120};
+    struct session s = {.o = &o};
+    struct run_io io0, io1;
+    int r = parse_opts(argc, argv, &o), have_io, code, exec_errno = 0;
+    char *command;
+
+    if (r >= 0)
+        return r;
+    if (o.payload_path && payload_size(&o) < 0)
+        return CLI_EXIT_USAGE;
+    command = run_shell_quote(argc - optind, argv + optind);
+    if (!command || run_tail_init(&s.tail, RUN_TAIL_MAX) < 0) {
+        free(command);
+        fprintf(stderr, "perflog run: out of memory\n");
+        return CLI_EXIT_FAIL;
+    }
+    if (open_runs(&s, c, command) < 0) {
+        fprintf(stderr, "perflog run: no run could be opened on %s; %s was not run\n", c->server,
+                argv[optind]);
+        free(command);
+        run_tail_free(&s.tail);
+        return CLI_EXIT_FAIL;
+    }
+    free(command);
+    s.tty = isatty(2);
+    have_io = read_self_io(&io0) == 0;
+    code = run_child(&s, argv + optind, &exec_errno);
+    if (exec_errno)
+        fprintf(stderr, "perflog: %s: %s\n", argv[optind],
+                exec_errno == ENOENT ? "command not found" : strerror(exec_errno));
+    have_io = have_io && read_self_io(&io1) == 0;
+    end_runs(&s, code, have_io ? &io0 : NULL, have_io ? &io1 : NULL);
+    if (!exec_errno)
+        report(&s);
+    run_tail_free(&s.tail);
+    return code;
+}

@@ -1,0 +1,158 @@
+/*
+ * cmd_runs.c - `perflog runs` (the runs the daemon knows, newest first) and `perflog report ID`
+ * (one run's report, as text rendered by report_fmt.c or as the server's JSON).
+ */
+#include "cli.h"
+#include "run.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char runs_help[] =
+    "usage: perflog runs [--utc] [--json]\n"
+    "\n"
+    "List the runs marked with perflog run, newest first: id, status (running, ending, settled,\n"
+    "interrupted, failed), label, start, duration, settle tail and command.\n"
+    "\n"
+    "  --utc    times in UTC instead of local time\n"
+    "  --json   print the server's JSON answer as it is\n";
+
+static const char report_help[] =
+    "usage: perflog report ID [--json]\n"
+    "\n"
+    "Print the report of run ID: the measured throughput next to the tool's claim, the share of\n"
+    "reads served from the page cache, the dirty data at exit and its tail, the busiest core, "
+    "then\n"
+    "each disk and interface. The report exists once the run has settled.\n"
+    "\n"
+    "  --json   the report as JSON (design section 7 keys)\n";
+
+/* --utc and --json, the only options of both commands; -1 to go on, or the exit code. */
+static int parse_flags(int argc, char **argv, const char *help, int *utc, int *json)
+{
+    static const struct option opts[] = {
+        {"utc", no_argument, NULL, 'u'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'u' && utc)
+            *utc = 1;
+        else if (c == 'j')
+            *json = 1;
+        else {
+            cli_print_help(c != 'h', help);
+            return c == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+        }
+    }
+    return -1;
+}
+
+static json_t *get_json(const struct cli *c, const char *target, struct http_response *r)
+{
+    json_t *root;
+
+    if (cli_get(c, target, r))
+        return NULL;
+    root = json_loadb(r->body, r->body_len, 0, NULL);
+    if (!root)
+        fprintf(stderr, "perflog: %s sent an answer that is not JSON\n", c->server);
+    return root;
+}
+
+static double span_s(const json_t *run, const char *from, const char *to)
+{
+    double a = cli_json_num(run, from), b = cli_json_num(run, to);
+
+    return isnan(a) || isnan(b) ? NAN : (b - a) / 1000.0;
+}
+
+static void print_row(const json_t *run, int utc)
+{
+    char id[24], start[32] = "-", dur[32], tail[32];
+    double start_ms = cli_json_num(run, "start_ms");
+    const char *label = cli_json_str(run, "label"), *cmd = cli_json_str(run, "command");
+
+    snprintf(id, sizeof(id), "%.0f", cli_json_num(run, "id"));
+    if (!isnan(start_ms))
+        cli_format_time((int64_t)start_ms, utc, 0, start, sizeof(start));
+    printf("%-6s %-11s %-16.16s %-19s %12s %12s  %s\n", id,
+           cli_json_str(run, "status") ? cli_json_str(run, "status") : "-",
+           label && *label ? label : "-", start,
+           cli_format_duration(span_s(run, "start_ms", "end_ms"), dur, sizeof(dur)),
+           cli_format_duration(span_s(run, "end_ms", "settled_ms"), tail, sizeof(tail)),
+           cmd ? cmd : "-");
+}
+
+int cmd_runs(const struct cli *c, int argc, char **argv)
+{
+    int utc = 0, json = 0, r = parse_flags(argc, argv, runs_help, &utc, &json);
+    struct http_response resp;
+    json_t *root;
+    const json_t *run;
+    size_t i;
+
+    if (r >= 0)
+        return r;
+    if (optind < argc) {
+        fprintf(stderr, "perflog runs: unexpected argument '%s'\n", argv[optind]);
+        return CLI_EXIT_USAGE;
+    }
+    root = get_json(c, "/api/v1/runs", &resp);
+    if (!root) {
+        httpc_response_free(&resp);
+        return CLI_EXIT_FAIL;
+    }
+    if (json)
+        cli_print_body(&resp);
+    else {
+        printf("%-6s %-11s %-16s %-19s %12s %12s  %s\n", "ID", "STATUS", "LABEL",
+               utc ? "START (UTC)" : "START", "DURATION", "TAIL", "COMMAND");
+        json_array_foreach(json_object_get(root, "runs"), i, run) print_row(run, utc);
+    }
+    json_decref(root);
+    httpc_response_free(&resp);
+    return CLI_EXIT_OK;
+}
+
+int cmd_report(const struct cli *c, int argc, char **argv)
+{
+    int json = 0, r = parse_flags(argc, argv, report_help, NULL, &json), ret = CLI_EXIT_FAIL;
+    struct http_response resp = {0};
+    char target[64], *end, *text;
+    json_t *root;
+    const json_t *rep;
+    long long id;
+
+    if (r >= 0)
+        return r;
+    if (optind + 1 != argc || (id = strtoll(argv[optind], &end, 10)) <= 0 || *end) {
+        fprintf(stderr, "perflog report: give one run ID (perflog runs lists them)\n");
+        return CLI_EXIT_USAGE;
+    }
+    snprintf(target, sizeof(target), "/api/v1/runs/%lld", id);
+    root = get_json(c, target, &resp);
+    rep = json_object_get(root, "report");
+    if (root && !json_is_object(rep)) {
+        fprintf(stderr, "perflog report: run %lld has no report yet (status %s)\n", id,
+                cli_json_str(root, "status") ? cli_json_str(root, "status") : "unknown");
+    } else if (root) {
+        text = json ? json_dumps(rep, JSON_INDENT(2)) : run_report_text(rep);
+        if (text) {
+            fputs(text, stdout);
+            if (json)
+                putchar('\n');
+            ret = CLI_EXIT_OK;
+        }
+        free(text);
+    }
+    json_decref(root);
+    httpc_response_free(&resp);
+    return ret;
+}

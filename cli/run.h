@@ -1,0 +1,83 @@
+/*
+ * run.h - the pure pieces of `perflog run`, `perflog runs` and `perflog report`, apart from their
+ * I/O so the unit test drives them: quoting the command line, the tail of the tool's output,
+ * /proc/self/io, the live line and the text rendering of a run report (design section 7).
+ * Nothing here keeps state between calls; every function is thread-safe.
+ */
+#ifndef PERFLOG_CLI_RUN_H
+#define PERFLOG_CLI_RUN_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The last 24 KiB of output go to the server: tool summaries are at the end, and the end request
+ * (escaped JSON) must stay under the daemon's default max_body_bytes of 64 KiB. */
+#define RUN_TAIL_MAX ((size_t)24 << 10)
+
+/*
+ * The words of argv[0..argc) as one POSIX shell line: a word made only of safe characters
+ * (letters, digits, and %+,-./:=@_) stays as it is, any other is put in single quotes, with each
+ * ' written as '\''; the empty word is ''. Returns a malloc'd string, or NULL when out of memory.
+ */
+char *run_shell_quote(int argc, char *const *argv);
+
+/* The last cap bytes of a stream: a ring buffer. Zero it, then run_tail_init. */
+struct run_tail {
+    char *buf;
+    size_t cap;     /* capacity of buf */
+    size_t len;     /* bytes kept, <= cap */
+    size_t start;   /* offset of the oldest kept byte */
+    uint64_t total; /* bytes ever added */
+};
+
+/* Returns 0 or -ENOMEM. */
+int run_tail_init(struct run_tail *t, size_t cap);
+
+/* Keep the newest bytes of data (all of them when len >= cap: only its last cap bytes). */
+void run_tail_add(struct run_tail *t, const char *data, size_t len);
+
+/*
+ * The kept bytes, oldest first, made valid UTF-8 for a JSON string: a partial character at the
+ * start (cut by the ring) is dropped, other invalid bytes and control characters but tab, CR and
+ * LF become '?'. Returns a
+ * malloc'd NUL-terminated string (its length in *len when len is not NULL), or NULL.
+ */
+char *run_tail_text(const struct run_tail *t, size_t *len);
+
+/* Free the buffer and clear *t. Accepts NULL. */
+void run_tail_free(struct run_tail *t);
+
+/* The four counters of /proc/PID/io that a run reports (Documentation/filesystems/proc.rst,
+ * section 3.3): bytes through read/write syscalls, and bytes fetched from / sent to storage. */
+struct run_io {
+    uint64_t rchar, wchar, read_bytes, write_bytes;
+};
+
+/* Parse the text of /proc/PID/io in buf[0..len). Returns 0 and fills *out, or -EINVAL (a field
+ * missing or malformed) with *out untouched. Unknown lines are ignored. */
+int run_parse_io(const char *buf, size_t len, struct run_io *out);
+
+/* The query of the live line: "/api/v1/latest?counter=...". */
+extern const char run_live_target[];
+
+/*
+ * The live line of a running command from a GET /api/v1/latest answer, e.g. "perflog run 12:
+ * 00:05  disk r 120.0 MiB/s w 340.0 MiB/s  net rx 0 B/s tx 0 B/s  dirty 1.2 GiB  cpu 35%
+ * (busiest 1: 92%)". Missing values show as "-". Returns buf.
+ */
+char *run_live_line(const json_t *latest, long long id, double elapsed_s, char *buf, size_t cap);
+
+/* \Memory\Dirty Bytes + \Memory\Writeback Bytes of a /latest answer, or NAN. */
+double run_latest_dirty(const json_t *latest);
+
+/*
+ * A run report (the JSON object of design section 7) as text for people: the few numbers that
+ * matter first - measured vs claimed throughput, the cache-served share of reads, dirty data at
+ * exit with the tail's duration and bytes written back, the busiest core - then one line per disk
+ * and per interface, TCP, memory, payload and peers. Absent or null values print as "-" or are
+ * left out. Returns a malloc'd string, or NULL when out of memory.
+ */
+char *run_report_text(const json_t *report);
+
+#endif

@@ -1,0 +1,326 @@
+/*
+ * run_util.c - the pure pieces of `perflog run` (run.h): shell quoting of the command line, the
+ * ring buffer keeping the tail of the tool's output, /proc/PID/io parsing and the live line.
+ */
+#include "cli.h"
+#include "run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int safe_char(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           (ch && strchr("%+,-./:=@_", ch));
+}
+
+static int word_is_safe(const char *w)
+{
+    if (!*w)
+        return 0;
+    for (; *w; w++)
+        if (!safe_char((unsigned char)*w))
+            return 0;
+    return 1;
+}
+
+char *run_shell_quote(int argc, char *const *argv)
+{
+    size_t need = 1;
+    char *out, *p;
+
+    for (int i = 0; i < argc; i++)
+        need += strlen(argv[i]) * 4 + 3; /* every ' may become '\'' */
+    out = malloc(need);
+    if (!out)
+        return NULL;
+    p = out;
+    for (int i = 0; i < argc; i++) {
+        const char *w = argv[i];
+
+        if (i)
+            *p++ = ' ';
+        if (word_is_safe(w)) {
+            p = stpcpy(p, w);
+            continue;
+        }
+        *p++ = '\'';
+        for (; *w; w++) {
+            if (*w == '\'')
+                p = stpcpy(p, "'\\''");
+            else
+                *p++ = *w;
+        }
+        *p++ = '\'';
+    }
+    *p = '\0';
+    return out;
+}
+
+int run_tail_init(struct run_tail *t, size_t cap)
+{
+    t->buf = malloc(cap ? cap : 1);
+    if (!t->buf)
+        return -ENOMEM;
+    t->cap = cap;
+    t->len = t->start = 0;
+    t->total = 0;
+    return 0;
+}
+
+void run_tail_add(struct run_tail *t, const char *data, size_t len)
+{
+    if (!t->buf || t->cap == 0)
+        return;
+    t->total += len;
+    if (len >= t->cap) {
+        memcpy(t->buf, data + len - t->cap, t->cap);
+        t->start = 0;
+        t->len = t->cap;
+        return;
+    }
+    while (len > 0) {
+        size_t end = (t->start + t->len) % t->cap;
+        size_t room = t->cap - end, n = len < room ? len : room;
+
+        memcpy(t->buf + end, data, n);
+        data += n;
+        len -= n;
+        if (t->len + n > t->cap) { /* overwrote the oldest bytes */
+            size_t over = t->len + n - t->cap;
+
+            t->start = (t->start + over) % t->cap;
+            t->len = t->cap;
+        } else {
+            t->len += n;
+        }
+    }
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n) (RFC 3629: no overlongs, surrogates or values
+ * above U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    size_t want;
+    unsigned cp;
+
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        want = 2, cp = s[0] & 0x1F;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        want = 3, cp = s[0] & 0x0F;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        want = 4, cp = s[0] & 0x07;
+    else
+        return 0;
+    if (n < want)
+        return 0;
+    for (size_t i = 1; i < want; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    if ((want == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (want == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return want;
+}
+
+char *run_tail_text(const struct run_tail *t, size_t *len)
+{
+    char *raw = malloc(t->len + 1);
+    size_t i = 0, o = 0;
+
+    if (!raw)
+        return NULL;
+    for (size_t k = 0; k < t->len; k++)
+        raw[k] = t->buf[(t->start + k) % t->cap];
+    /* The ring may have cut a character: drop its continuation bytes at the start. */
+    if (t->total > t->len)
+        while (i < t->len && i < 3 && ((unsigned char)raw[i] & 0xC0) == 0x80)
+            i++;
+    while (i < t->len) {
+        unsigned char ch = (unsigned char)raw[i];
+        /* Control characters other than tab and line ends would each become a 6-byte \u00XX
+         * escape in the JSON body; they carry nothing a parser of tool output needs. */
+        size_t n = ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r'
+                       ? 0
+                       : utf8_seq((const unsigned char *)raw + i, t->len - i);
+
+        if (n == 0) {
+            raw[o++] = '?';
+            i++;
+            continue;
+        }
+        memmove(raw + o, raw + i, n);
+        o += n;
+        i += n;
+    }
+    raw[o] = '\0';
+    if (len)
+        *len = o;
+    return raw;
+}
+
+void run_tail_free(struct run_tail *t)
+{
+    if (!t)
+        return;
+    free(t->buf);
+    memset(t, 0, sizeof(*t));
+}
+
+int run_parse_io(const char *buf, size_t len, struct run_io *out)
+{
+    static const char *const names[] = {"rchar", "wchar", "read_bytes", "write_bytes"};
+    uint64_t v[4];
+    unsigned seen = 0;
+    const char *p = buf, *end = buf + len;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end, *colon = memchr(p, ':', (size_t)(le - p));
+
+        for (int i = 0; colon && i < 4; i++) {
+            size_t nlen = strlen(names[i]);
+            const char *q = colon + 1;
+            uint64_t x = 0;
+            int digits = 0;
+
+            if ((size_t)(colon - p) != nlen || memcmp(p, names[i], nlen) != 0)
+                continue;
+            while (q < le && *q == ' ')
+                q++;
+            for (; q < le && *q >= '0' && *q <= '9'; q++, digits++) {
+                if (x > (UINT64_MAX - (uint64_t)(*q - '0')) / 10)
+                    return -EINVAL;
+                x = x * 10 + (uint64_t)(*q - '0');
+            }
+            if (!digits || q != le)
+                return -EINVAL;
+            v[i] = x;
+            seen |= 1u << i;
+        }
+        p = le + 1;
+    }
+    if (seen != 0xF)
+        return -EINVAL;
+    out->rchar = v[0];
+    out->wchar = v[1];
+    out->read_bytes = v[2];
+    out->write_bytes = v[3];
+    return 0;
+}
+
+#define DISK_R  "\\PhysicalDisk(_Total)\\Disk Read Bytes/sec"
+#define DISK_W  "\\PhysicalDisk(_Total)\\Disk Write Bytes/sec"
+#define NET_RX  "\\Network Interface(_Total)\\Bytes Received/sec"
+#define NET_TX  "\\Network Interface(_Total)\\Bytes Sent/sec"
+#define DIRTY   "\\Memory\\Dirty Bytes"
+#define WB      "\\Memory\\Writeback Bytes"
+#define CPU_PFX "\\Processor("
+#define CPU_SFX ")\\% Processor Time"
+
+const char run_live_target[] =
+    "/api/v1/latest?counter=%5CPhysicalDisk%28_Total%29%5CDisk%20Read%20Bytes%2Fsec"
+    "&counter=%5CPhysicalDisk%28_Total%29%5CDisk%20Write%20Bytes%2Fsec"
+    "&counter=%5CNetwork%20Interface%28_Total%29%5CBytes%20Received%2Fsec"
+    "&counter=%5CNetwork%20Interface%28_Total%29%5CBytes%20Sent%2Fsec"
+    "&counter=%5CMemory%5CDirty%20Bytes&counter=%5CMemory%5CWriteback%20Bytes"
+    "&counter=%5CProcessor%28%2A%29%5C%25%20Processor%20Time";
+
+/* The value of path in a /latest answer, or NAN. */
+static double latest_value(const json_t *latest, const char *path)
+{
+    size_t i;
+    const json_t *v;
+
+    json_array_foreach(json_object_get(latest, "values"), i, v)
+    {
+        const char *p = cli_json_str(v, "path");
+
+        if (p && strcmp(p, path) == 0)
+            return cli_json_num(v, "value");
+    }
+    return NAN;
+}
+
+double run_latest_dirty(const json_t *latest)
+{
+    double d = latest_value(latest, DIRTY), w = latest_value(latest, WB);
+
+    if (isnan(d))
+        return w;
+    return isnan(w) ? d : d + w;
+}
+
+/* The busiest core of a /latest answer: its instance in inst, its value returned (NAN: none). */
+static double busiest_core(const json_t *latest, char *inst, size_t cap)
+{
+    size_t i, plen = strlen(CPU_PFX), slen = strlen(CPU_SFX);
+    const json_t *v;
+    double best = NAN;
+
+    json_array_foreach(json_object_get(latest, "values"), i, v)
+    {
+        const char *p = cli_json_str(v, "path");
+        double x = cli_json_num(v, "value");
+        size_t n = p ? strlen(p) : 0;
+
+        if (!p || n <= plen + slen || strncmp(p, CPU_PFX, plen) != 0 ||
+            strcmp(p + n - slen, CPU_SFX) != 0 || strncmp(p + plen, "_Total)", 7) == 0 ||
+            isnan(x) || !(isnan(best) || x > best))
+            continue;
+        best = x;
+        snprintf(inst, cap, "%.*s", (int)(n - plen - slen), p + plen);
+    }
+    return best;
+}
+
+static char *rate(double v, char *buf, size_t cap)
+{
+    char b[32];
+
+    if (isnan(v))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%s/s", cli_format_bytes(v, b, sizeof(b)));
+    return buf;
+}
+
+static char *pct(double v, char *buf, size_t cap)
+{
+    if (isnan(v))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.0f%%", v);
+    return buf;
+}
+
+char *run_live_line(const json_t *latest, long long id, double elapsed_s, char *buf, size_t cap)
+{
+    char dr[32], dw[32], rx[32], tx[32], dirty[32], cpu[16], core[64] = "", bpct[16], busy[96];
+    long long t = (long long)(elapsed_s > 0 ? elapsed_s : 0);
+    char when[32];
+    double b = busiest_core(latest, core, sizeof(core));
+
+    if (t >= 3600)
+        snprintf(when, sizeof(when), "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(when, sizeof(when), "%02lld:%02lld", t / 60, t % 60);
+    busy[0] = '\0';
+    if (!isnan(b))
+        snprintf(busy, sizeof(busy), " (busiest %s: %s)", core, pct(b, bpct, sizeof(bpct)));
+    snprintf(buf, cap, "perflog run %lld: %s  disk r %s w %s  net rx %s tx %s  dirty %s  cpu %s%s",
+             id, when, rate(latest_value(latest, DISK_R), dr, sizeof(dr)),
+             rate(latest_value(latest, DISK_W), dw, sizeof(dw)),
+             rate(latest_value(latest, NET_RX), rx, sizeof(rx)),
+             rate(latest_value(latest, NET_TX), tx, sizeof(tx)),
+             cli_format_bytes(run_latest_dirty(latest), dirty, sizeof(dirty)),
+             pct(latest_value(latest, CPU_PFX "_Total" CPU_SFX), cpu, sizeof(cpu)), busy);
+    return buf;
+}

@@ -1,0 +1,353 @@
+/*
+ * runs.c - the run manager; see runs.h.
+ *
+ * The level at start is the dirty + writeback value of the tick at or just before start_ms (the
+ * state the run began from: a tick after the start already holds the run's first writes); when the
+ * ring holds no such tick, the first tick after the start stands in. The peak is the highest value
+ * above that level seen from then on. An ended run is settled when a tick after its end is back
+ * within max(8 MiB, 5% of the peak) of the level, or when its settle timeout has passed since the
+ * end: a plateau above the level (dirty pages waiting out vm.dirty_expire_centisecs) keeps it
+ * waiting.
+ */
+#include "runs.h"
+
+#include "clock.h"
+#include "log.h"
+#include "reader.h"
+#include "report.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WAKE_MS         250
+#define SETTLE_SLACK_KB 8192 /* 8 MiB */
+#define SETTLE_SHARE    0.05
+#define LEVEL_LOOKBACK  60000 /* how far before the start a tick may stand for the level */
+#define TICKS_PER_STEP  64
+
+/* What the manager knows of one open run; manager thread only. */
+struct track {
+    int64_t id;
+    int have_level;
+    int64_t level_kb, peak_kb; /* peak above the level */
+    int64_t cur_kb, cur_ms;    /* the newest tick seen; cur_ms 0: none yet */
+    int64_t last_ms;           /* ticks up to this wall time are seen */
+    int seen;                  /* mark of the current pass */
+};
+
+struct runs {
+    struct runs_db *db;
+    struct live *live;
+    int64_t interval_ms;
+    char *db_path;
+    struct reader *rd; /* manager thread only; opened when first needed */
+    struct track *tr;  /* manager thread only */
+    size_t ntr, cap;
+    pthread_t thread;
+    pthread_mutex_t lock; /* guards stop, kicked */
+    pthread_cond_t cond;
+    int stop, kicked;
+};
+
+struct runs_db *runs_table(struct runs *rs)
+{
+    return rs->db;
+}
+
+void runs_kick(struct runs *rs)
+{
+    pthread_mutex_lock(&rs->lock);
+    rs->kicked = 1;
+    pthread_cond_signal(&rs->cond);
+    pthread_mutex_unlock(&rs->lock);
+}
+
+/* Dirty + writeback of tick t in KiB, or -1 when it has no Memory row or no value. */
+static int64_t dirty_kb(const struct tick *t)
+{
+    const struct tick_object *o = &t->obj[OBJ_MEMORY];
+    const uint64_t need = (1ull << MEM_DIRTY_KB) | (1ull << MEM_WRITEBACK_KB);
+
+    if (o->n < 1 || (o->rows[0].null_mask & need))
+        return -1;
+    return o->rows[0].v[MEM_DIRTY_KB] + o->rows[0].v[MEM_WRITEBACK_KB];
+}
+
+static struct track *track_of(struct runs *rs, int64_t id)
+{
+    struct track *nt;
+
+    for (size_t i = 0; i < rs->ntr; i++)
+        if (rs->tr[i].id == id)
+            return &rs->tr[i];
+    if (rs->ntr == rs->cap) {
+        nt = realloc(rs->tr, (rs->cap ? rs->cap * 2 : 8) * sizeof(*nt));
+        if (!nt)
+            return NULL;
+        rs->tr = nt;
+        rs->cap = rs->cap ? rs->cap * 2 : 8;
+    }
+    memset(&rs->tr[rs->ntr], 0, sizeof(rs->tr[0]));
+    rs->tr[rs->ntr].id = id;
+    return &rs->tr[rs->ntr++];
+}
+
+/* The level: the tick at or just before the start, else the first one after it. */
+static void find_level(struct runs *rs, struct track *tk, int64_t start_ms)
+{
+    struct tick *buf[TICKS_PER_STEP];
+    size_t n = live_range(rs->live, start_ms - LEVEL_LOOKBACK, start_ms, buf, TICKS_PER_STEP, NULL);
+    int64_t v = -1, at = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (dirty_kb(buf[i]) >= 0) {
+            v = dirty_kb(buf[i]);
+            at = buf[i]->wall_ms;
+        }
+        tick_free(buf[i]);
+    }
+    if (v < 0) {
+        n = live_range(rs->live, start_ms, INT64_MAX, buf, 1, NULL);
+        if (n) {
+            v = dirty_kb(buf[0]);
+            at = buf[0]->wall_ms;
+            tick_free(buf[0]);
+        }
+    }
+    if (v < 0)
+        return;
+    tk->have_level = 1;
+    tk->level_kb = tk->cur_kb = v;
+    tk->last_ms = at;
+}
+
+/* Take the ticks newer than tk->last_ms into the peak and the current value. */
+static void follow(struct runs *rs, struct track *tk)
+{
+    struct tick *buf[TICKS_PER_STEP];
+    size_t n;
+
+    do {
+        n = live_range(rs->live, tk->last_ms + 1, INT64_MAX, buf, TICKS_PER_STEP, NULL);
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = dirty_kb(buf[i]);
+
+            if (v >= 0) {
+                if (v - tk->level_kb > tk->peak_kb)
+                    tk->peak_kb = v - tk->level_kb;
+                tk->cur_kb = v;
+                tk->cur_ms = buf[i]->wall_ms;
+            }
+            tk->last_ms = buf[i]->wall_ms;
+            tick_free(buf[i]);
+        }
+    } while (n == TICKS_PER_STEP);
+}
+
+static int64_t or_minus1(int64_t v)
+{
+    return v == RUNS_DB_NULL ? -1 : v;
+}
+
+/* Compute the report of `row` (its tail ends at settled_ms) and store it with the status. */
+static void store_report(struct runs *rs, const struct runs_db_row *row, int64_t settled_ms,
+                         const char *status)
+{
+    struct report_run run = {
+        .id = row->id,
+        .label = row->label,
+        .command = row->command,
+        .host = row->host,
+        .status = status ? status : row->status,
+        .start_ms = row->start_ms,
+        .end_ms = or_minus1(row->end_ms),
+        .settled_ms = or_minus1(settled_ms),
+        .exit_code = or_minus1(row->exit_code),
+        .payload_bytes = or_minus1(row->payload_bytes),
+        .files = or_minus1(row->files),
+        .tool_output = row->tool_output,
+        .io_read_bytes = or_minus1(row->io_read_bytes),
+        .io_write_bytes = or_minus1(row->io_write_bytes),
+        .storage_read_bytes = or_minus1(row->storage_read_bytes),
+        .storage_write_bytes = or_minus1(row->storage_write_bytes),
+    };
+    char err[512] = "";
+    json_t *j;
+    char *s;
+    int rc;
+
+    if (!rs->rd && reader_open(rs->db_path, &rs->rd, err, sizeof(err)) < 0)
+        log_warnx("run %lld: the report reads no stored data: %s", (long long)row->id, err);
+    j = report_compute(rs->rd, rs->live, rs->interval_ms, &run, err, sizeof(err));
+    if (!j) /* stored anyway, so the run does not come back every pass */
+        j = json_pack("{s:s}", "error", err[0] ? err : "the report could not be computed");
+    s = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
+    json_decref(j);
+    if (!s) {
+        log_warnx("run %lld: out of memory for its report", (long long)row->id);
+        return;
+    }
+    rc = runs_db_set_report(rs->db, row->id, status ? settled_ms : RUNS_DB_NULL, status, s);
+    free(s);
+    if (rc < 0 && rc != -ENOENT)
+        log_warnx("run %lld: cannot store its report: %s", (long long)row->id,
+                  runs_db_errmsg(rs->db));
+    else if (rc == 0)
+        log_info("run %lld: %s, report stored", (long long)row->id, status ? status : row->status);
+}
+
+/* One open run: follow it; settle it when it has ended and the dirty data is back down. */
+static void step_run(struct runs *rs, const struct runs_db_row *row, int64_t now_ms)
+{
+    struct track *tk = track_of(rs, row->id);
+    int64_t timeout_s =
+        row->settle_timeout_s != RUNS_DB_NULL ? row->settle_timeout_s : RUNS_SETTLE_DEFAULT_S;
+    double slack;
+
+    if (!tk)
+        return;
+    tk->seen = 1;
+    if (!tk->have_level)
+        find_level(rs, tk, row->start_ms);
+    if (tk->have_level)
+        follow(rs, tk);
+    if (strcmp(row->status, "ending") != 0 || row->end_ms == RUNS_DB_NULL)
+        return;
+    slack = (double)tk->peak_kb * SETTLE_SHARE;
+    if (slack < SETTLE_SLACK_KB)
+        slack = SETTLE_SLACK_KB;
+    if (tk->have_level && tk->cur_ms > row->end_ms &&
+        (double)(tk->cur_kb - tk->level_kb) <= slack) {
+        store_report(rs, row, tk->cur_ms, "settled");
+        return;
+    }
+    if (now_ms - row->end_ms >= timeout_s * 1000)
+        store_report(rs, row, tk->cur_ms > row->end_ms ? tk->cur_ms : now_ms, "settled");
+}
+
+/* Drop the tracks of runs no longer open (settled, deleted). */
+static void sweep(struct runs *rs)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < rs->ntr; i++)
+        if (rs->tr[i].seen) {
+            rs->tr[i].seen = 0;
+            rs->tr[k++] = rs->tr[i];
+        }
+    rs->ntr = k;
+}
+
+static void step(struct runs *rs)
+{
+    struct runs_db_row *rows;
+    size_t n;
+    int64_t now_ms = clock_wall_ns() / 1000000;
+
+    if (runs_db_list(rs->db, 1, &rows, &n) < 0) {
+        log_warnx("runs: cannot read the runs table: %s", runs_db_errmsg(rs->db));
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct runs_db_row *row = &rows[i];
+
+        if (!row->status || row->start_ms == RUNS_DB_NULL)
+            continue;
+        if (!strcmp(row->status, "running") || !strcmp(row->status, "ending"))
+            step_run(rs, row, now_ms);
+        else /* interrupted, failed: no tail */
+            store_report(rs, row, row->end_ms, NULL);
+    }
+    runs_db_rows_free(rows, n);
+    sweep(rs);
+}
+
+static void *manager_main(void *arg)
+{
+    struct runs *rs = arg;
+    struct timespec ts;
+
+    for (;;) {
+        step(rs);
+        pthread_mutex_lock(&rs->lock);
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += WAKE_MS * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        while (!rs->stop && !rs->kicked)
+            if (pthread_cond_timedwait(&rs->cond, &rs->lock, &ts) == ETIMEDOUT)
+                break;
+        rs->kicked = 0;
+        if (rs->stop) {
+            pthread_mutex_unlock(&rs->lock);
+            return NULL;
+        }
+        pthread_mutex_unlock(&rs->lock);
+    }
+}
+
+static void runs_free(struct runs *rs)
+{
+    runs_db_close(rs->db);
+    reader_close(rs->rd);
+    pthread_cond_destroy(&rs->cond);
+    pthread_mutex_destroy(&rs->lock);
+    free(rs->db_path);
+    free(rs->tr);
+    free(rs);
+}
+
+struct runs *runs_start(const char *db_path, struct live *live, int64_t interval_ms,
+                        int64_t start_wall_ms, char *err, size_t errlen)
+{
+    struct runs *rs = calloc(1, sizeof(*rs));
+    pthread_condattr_t ca;
+    int rc;
+
+    if (!rs || !(rs->db_path = strdup(db_path))) {
+        free(rs);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    rs->live = live;
+    rs->interval_ms = interval_ms;
+    pthread_mutex_init(&rs->lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&rs->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (runs_db_open(db_path, &rs->db, err, errlen) < 0) {
+        runs_free(rs);
+        return NULL;
+    }
+    rc = runs_db_close_open_runs_at_start(rs->db, start_wall_ms);
+    if (rc < 0)
+        log_warnx("runs: cannot close the runs left open: %s", runs_db_errmsg(rs->db));
+    else if (rc > 0)
+        log_info("runs: %d run(s) left open by the previous daemon closed as interrupted", rc);
+    rc = pthread_create(&rs->thread, NULL, manager_main, rs);
+    if (rc) {
+        snprintf(err, errlen, "cannot start the run manager: %s", strerror(rc));
+        runs_free(rs);
+        return NULL;
+    }
+    return rs;
+}
+
+void runs_stop(struct runs *rs)
+{
+    if (!rs)
+        return;
+    pthread_mutex_lock(&rs->lock);
+    rs->stop = 1;
+    pthread_cond_signal(&rs->cond);
+    pthread_mutex_unlock(&rs->lock);
+    pthread_join(rs->thread, NULL);
+    runs_free(rs);
+}

@@ -1,0 +1,40 @@
+/*
+ * runs.h - the run manager: copy runs (SPEC of issue 4, design section 5) from start to settled.
+ *
+ * The HTTP API starts, ends, reads and deletes runs through it; its own thread wakes every 250 ms,
+ * follows `\Memory\Dirty Bytes` + `\Memory\Writeback Bytes` of the newest ticks in `live` for every
+ * open run, decides when an ended run has settled, and then computes and stores its report. It
+ * only reads `live`, so it never holds up the sampler.
+ */
+#ifndef PERFLOG_RUNS_H
+#define PERFLOG_RUNS_H
+
+#include "live.h"
+#include "runs_db.h"
+
+#include <stdint.h>
+
+#define RUNS_SETTLE_DEFAULT_S 120
+
+struct runs;
+
+/*
+ * Open the runs table of the database at `db_path` (already created by db_open), close the runs
+ * left open by the previous daemon as 'interrupted' (their end is the last tick stored before
+ * `start_wall_ms`), and start the manager thread, which computes their reports first. `live` must
+ * outlive the manager. Returns NULL with a message in err.
+ */
+struct runs *runs_start(const char *db_path, struct live *live, int64_t interval_ms,
+                        int64_t start_wall_ms, char *err, size_t errlen);
+
+/* Stop the thread (a report being computed is finished first) and close. Accepts NULL. */
+void runs_stop(struct runs *rs);
+
+/* The runs table, for the API's handlers: thread-safe (runs_db has its own lock). */
+struct runs_db *runs_table(struct runs *rs);
+
+/* Wake the manager at once (after an end), so a run that is already settled is seen without
+ * waiting for the next 250 ms. Thread-safe. */
+void runs_kick(struct runs *rs);
+
+#endif

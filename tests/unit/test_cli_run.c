@@ -1,0 +1,252 @@
+/*
+ * test_cli_run.c - the pure parts of `perflog run`, `runs` and `report` (cli/run_util.c,
+ * cli/report_fmt.c): shell quoting of the command line, the tail buffer, /proc/PID/io parsing,
+ * the live line and the text rendering of a fixed report.
+ */
+#include "run.h"
+#include "testlib.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check_quote(int argc, const char *const *argv, const char *want)
+{
+    char *q = run_shell_quote(argc, (char *const *)argv);
+
+    CHECK_STR(q, want);
+    free(q);
+}
+
+static void test_quote(void)
+{
+    const char *a[] = {"cp", "-r", "/src/a", "dst:x=1,y@2%+"};
+    const char *b[] = {"sh", "-c", "echo hello; exit 3"};
+    const char *c[] = {"echo", "it's", ""};
+    const char *d[] = {"printf", "$HOME\n*"};
+
+    check_quote(4, a, "cp -r /src/a dst:x=1,y@2%+");
+    check_quote(3, b, "sh -c 'echo hello; exit 3'");
+    check_quote(3, c, "echo 'it'\\''s' ''");
+    check_quote(2, d, "printf '$HOME\n*'");
+    check_quote(0, a, "");
+}
+
+static char *tail_str(struct run_tail *t)
+{
+    return run_tail_text(t, NULL);
+}
+
+static void test_tail(void)
+{
+    struct run_tail t = {0};
+    char *s;
+    size_t len;
+
+    CHECK_INT(run_tail_init(&t, 8), 0);
+    s = tail_str(&t);
+    CHECK_STR(s, "");
+    free(s);
+    run_tail_add(&t, "abc", 3);
+    s = tail_str(&t);
+    CHECK_STR(s, "abc");
+    free(s);
+    run_tail_add(&t, "defgh", 5); /* exactly full */
+    s = tail_str(&t);
+    CHECK_STR(s, "abcdefgh");
+    free(s);
+    run_tail_add(&t, "ij", 2); /* wraps: the oldest two go */
+    s = tail_str(&t);
+    CHECK_STR(s, "cdefghij");
+    free(s);
+    for (int i = 0; i < 5; i++)
+        run_tail_add(&t, "0123", 4);
+    s = tail_str(&t);
+    CHECK_STR(s, "01230123");
+    free(s);
+    run_tail_add(&t, "0123456789ABCDEF", 16); /* one write larger than the ring */
+    s = run_tail_text(&t, &len);
+    CHECK_STR(s, "89ABCDEF");
+    CHECK_INT(len, 8);
+    free(s);
+    CHECK_INT(t.total, 3 + 5 + 2 + 20 + 16);
+    run_tail_free(&t);
+    CHECK(t.buf == NULL);
+    run_tail_free(NULL);
+}
+
+static void test_tail_utf8(void)
+{
+    struct run_tail t = {0};
+    char *s;
+
+    /* "é" is C3 A9: a ring of 4 bytes cuts the first of two, leaving a lone A9 at the start. */
+    CHECK_INT(run_tail_init(&t, 4), 0);
+    run_tail_add(&t, "\xC3\xA9", 2);
+    run_tail_add(&t, "\xC3\xA9z", 3); /* kept: A9 C3 A9 z: the lone A9 is dropped */
+    s = tail_str(&t);
+    CHECK_STR(s, "\xC3\xA9z");
+    free(s);
+    run_tail_free(&t);
+
+    CHECK_INT(run_tail_init(&t, 64), 0);
+    run_tail_add(&t,
+                 "a\xFF"
+                 "b\0c\x1B\t\r\n\xE2\x82",
+                 11); /* invalid, NUL, ESC, cut at end */
+    s = tail_str(&t);
+    CHECK_STR(s, "a?b?c?\t\r\n??");
+    free(s);
+    run_tail_free(&t);
+}
+
+static void test_io(void)
+{
+    static const char fixture[] = "rchar: 323934931\n"
+                                  "wchar: 323929600\n"
+                                  "syscr: 632687\n"
+                                  "syscw: 632675\n"
+                                  "read_bytes: 0\n"
+                                  "write_bytes: 323932160\n"
+                                  "cancelled_write_bytes: 0\n";
+    struct run_io io = {1, 2, 3, 4};
+
+    CHECK_INT(run_parse_io(fixture, strlen(fixture), &io), 0);
+    CHECK(io.rchar == 323934931ULL);
+    CHECK(io.wchar == 323929600ULL);
+    CHECK(io.read_bytes == 0);
+    CHECK(io.write_bytes == 323932160ULL);
+    /* No final newline, a length that stops mid-file. */
+    CHECK_INT(run_parse_io(fixture, strlen(fixture) - 1, &io), 0);
+    io = (struct run_io){1, 2, 3, 4};
+    CHECK_INT(run_parse_io(fixture, 40, &io), -EINVAL); /* read_bytes, write_bytes missing */
+    CHECK(io.rchar == 1 && io.write_bytes == 4);        /* untouched */
+    CHECK_INT(run_parse_io("rchar: 1\nwchar: x\nread_bytes: 1\nwrite_bytes: 1\n", 47, &io),
+              -EINVAL);
+    CHECK_INT(run_parse_io("rchar: 99999999999999999999\nwchar: 1\nread_bytes: 1\nwrite_bytes: "
+                           "1\n",
+                           66, &io),
+              -EINVAL);
+    CHECK_INT(run_parse_io("", 0, &io), -EINVAL);
+}
+
+static json_t *load(const char *text)
+{
+    json_error_t e;
+    json_t *j = json_loads(text, 0, &e);
+
+    if (!j)
+        fprintf(stderr, "fixture JSON: %s at %d\n", e.text, e.position);
+    return j;
+}
+
+static void test_live_line(void)
+{
+    json_t *l = load("{\"values\":["
+                     "{\"path\":\"\\\\PhysicalDisk(_Total)\\\\Disk Read Bytes/sec\",\"value\":"
+                     "125829120},"
+                     "{\"path\":\"\\\\PhysicalDisk(_Total)\\\\Disk Write Bytes/sec\",\"value\":"
+                     "356515840},"
+                     "{\"path\":\"\\\\Network Interface(_Total)\\\\Bytes Received/sec\","
+                     "\"value\":0},"
+                     "{\"path\":\"\\\\Network Interface(_Total)\\\\Bytes Sent/sec\",\"value\":0},"
+                     "{\"path\":\"\\\\Memory\\\\Dirty Bytes\",\"value\":1073741824},"
+                     "{\"path\":\"\\\\Memory\\\\Writeback Bytes\",\"value\":214748364.8},"
+                     "{\"path\":\"\\\\Processor(_Total)\\\\% Processor Time\",\"value\":35.2},"
+                     "{\"path\":\"\\\\Processor(0)\\\\% Processor Time\",\"value\":12},"
+                     "{\"path\":\"\\\\Processor(1)\\\\% Processor Time\",\"value\":92.4},"
+                     "{\"path\":\"\\\\Processor(2)\\\\% Processor Time\",\"value\":null}]}");
+    char buf[512];
+
+    CHECK_STR(run_live_line(l, 12, 5.7, buf, sizeof(buf)),
+              "perflog run 12: 00:05  disk r 120.0 MiB/s w 340.0 MiB/s  net rx 0 B/s tx 0 B/s  "
+              "dirty 1.2 GiB  cpu 35% (busiest 1: 92%)");
+    CHECK_DBL(run_latest_dirty(l), 1288490188.8, 0.01);
+    CHECK_STR(run_live_line(NULL, 3, 3725, buf, sizeof(buf)),
+              "perflog run 3: 1:02:05  disk r - w -  net rx - tx -  dirty -  cpu -");
+    CHECK(isnan(run_latest_dirty(NULL)));
+    json_decref(l);
+}
+
+static const char report_json[] =
+    "{\"id\": 12, \"label\": \"cold\", \"host\": \"h1\", \"command\": \"cat /var/tmp/f\","
+    " \"exit_code\": 0, \"start_utc\": \"2026-11-29T18:00:00Z\", \"end_utc\": "
+    "\"2026-11-29T18:00:04Z\", \"settled_utc\": \"2026-11-29T18:00:10Z\", \"duration_s\": 4,"
+    " \"tail_s\": 6,"
+    " \"disks\": [{\"instance\": \"vda\", \"read_bytes\": 268435456, \"write_bytes\": 0,"
+    "   \"tail_write_bytes\": 1048576, \"avg_read_bytes_per_s\": 67108864,"
+    "   \"peak_read_bytes_per_s\": 134217728, \"avg_write_bytes_per_s\": 0,"
+    "   \"peak_write_bytes_per_s\": null, \"busy_pct\": 87.6}],"
+    " \"interfaces\": [{\"instance\": \"eth0\", \"rx_bytes\": 2048, \"tx_bytes\": 0,"
+    "   \"rx_packets\": 20, \"tx_packets\": 0, \"rx_bytes_per_packet\": 102.4,"
+    "   \"tx_bytes_per_packet\": null, \"peak_rx_bytes_per_s\": 1024, \"peak_tx_bytes_per_s\": 0,"
+    "   \"errors\": 0, \"discards\": 1}],"
+    " \"tcp\": {\"retransmitted_segments\": 1, \"sent_segments\": 40},"
+    " \"cpu\": {\"avg_pct\": 20.4, \"busiest\": {\"instance\": \"3\", \"avg_pct\": 71.5,"
+    "   \"privileged_pct\": 40}},"
+    " \"memory\": {\"cache_growth_bytes\": 268435456, \"dirty_bytes_at_end\": 1288490189,"
+    "   \"writeback_tail_bytes\": 1073741824},"
+    " \"process\": {\"io_read_bytes\": 268435456, \"storage_read_bytes\": 268435456,"
+    "   \"cache_served_read_pct\": 0, \"io_write_bytes\": 0, \"storage_write_bytes\": 0},"
+    " \"payload\": {\"bytes\": 268435456, \"files\": 1, \"on_disk_at_end_pct\": 35.2,"
+    "   \"write_amplification\": null, \"ms_per_file\": 4000, \"packets_per_file\": null},"
+    " \"tool\": {\"name\": \"dd\", \"claimed_bytes_per_s\": 70000000,"
+    "   \"measured_bytes_per_s\": 67108864},"
+    " \"peers\": [{\"url\": \"http://b:9931\", \"report\": null}]}";
+
+static const char report_text[] =
+    "run 12 \"cold\" on h1: cat /var/tmp/f\n"
+    "  2026-11-29T18:00:00Z -> 2026-11-29T18:00:04Z, settled 2026-11-29T18:00:10Z\n"
+    "  exit code 0, duration 4.0 s, tail 6.0 s\n"
+    "\n"
+    "  throughput    measured 64.0 MiB/s, claimed 66.8 MiB/s (dd)\n"
+    "  cache-served  0% of 256.0 MiB read (256.0 MiB from storage)\n"
+    "  dirty at exit 1.2 GiB; tail 6.0 s, 1.0 GiB written back after exit; on disk at exit 35%\n"
+    "  busiest core  3: 72% (privileged 40%); all cores 20%\n"
+    "\n"
+    "disks\n"
+    "  vda        read 256.0 MiB (avg 64.0 MiB/s, peak 128.0 MiB/s)  write 0 B + tail 1.0 MiB "
+    "(avg 0 B/s, peak -)  busy 88%\n"
+    "\n"
+    "interfaces\n"
+    "  eth0       rx 2.0 KiB (20 pkts, 102 B/pkt, peak 1.0 KiB/s)  tx 0 B (0 pkts, - B/pkt, peak "
+    "0 B/s)  errors 0 discards 1\n"
+    "\n"
+    "  tcp           1 of 40 segments retransmitted\n"
+    "  memory        cache growth 256.0 MiB, dirty at end 1.2 GiB, written back in tail 1.0 GiB\n"
+    "  processes     read 256.0 MiB (storage 256.0 MiB), wrote 0 B (storage 0 B)\n"
+    "  payload       256.0 MiB, 1 files, write amplification -, 4000.00 ms/file, - packets/file\n"
+    "\n"
+    "peer http://b:9931\n"
+    "  (no report)\n";
+
+static void test_report_text(void)
+{
+    json_t *r = load(report_json);
+    char *text = run_report_text(r);
+
+    CHECK(r != NULL);
+    CHECK_STR(text, report_text);
+    if (text && strcmp(text, report_text) != 0)
+        fprintf(stderr, "got:\n%s", text);
+    free(text);
+    json_decref(r);
+
+    /* An empty object renders with dashes, without crashing. */
+    r = json_object();
+    text = run_report_text(r);
+    CHECK(text != NULL && strstr(text, "run - on -: -\n") == text);
+    free(text);
+    json_decref(r);
+}
+
+int main(void)
+{
+    test_quote();
+    test_tail();
+    test_tail_utf8();
+    test_io();
+    test_live_line();
+    test_report_text();
+    return tl_done();
+}
