@@ -43,7 +43,8 @@ static const char help[] =
     "  -t N               keep every Nth sample, like relog -t N\n"
     "  -o FILE            write FILE (complete or not at all) instead of standard output\n"
     "  --db PATH          read the database file PATH directly, without a daemon\n"
-    "  --run ID           the samples of one run (needs the runs feature)\n";
+    "  --run ID           the samples of one run and its settle tail (perflog runs lists\n"
+    "                     them); without a PATTERN every counter; not with --from/--to\n";
 
 struct export_args {
     const char *from, *to, *format, *tz, *out, *db, *run;
@@ -119,10 +120,26 @@ static int parse_opts(int argc, char **argv, struct export_args *a)
     return -1;
 }
 
+/* --run ID: a run id, 1 or more; 0 when not a valid id. */
+static long long run_id(const char *s)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    return *s && !*end && !errno && v >= 1 ? v : 0;
+}
+
 static int check_args(const struct export_args *a)
 {
-    if (a->run) {
-        fprintf(stderr, "perflog export: --run needs the runs feature (not yet available)\n");
+    if (a->run && !run_id(a->run)) {
+        fprintf(stderr, "perflog export: --run: expected a run id (1 or more), got '%s'\n", a->run);
+        return CLI_EXIT_USAGE;
+    }
+    if (a->run && (a->from || a->to)) {
+        fprintf(stderr, "perflog export: --run covers the run and its settle tail; it takes no "
+                        "--from or --to\n");
         return CLI_EXIT_USAGE;
     }
     if (a->format && strcmp(a->format, "csv") != 0 && strcmp(a->format, "tsv") != 0) {
@@ -133,7 +150,7 @@ static int check_args(const struct export_args *a)
         fprintf(stderr, "perflog export: --tz: expected local or utc, got '%s'\n", a->tz);
         return CLI_EXIT_USAGE;
     }
-    if (a->npat == 0) {
+    if (a->npat == 0 && !a->run) {
         fprintf(stderr, "perflog export: give at least one counter pattern, e.g. '\\Memory\\*' "
                         "(perflog counters lists them)\n");
         return CLI_EXIT_USAGE;
@@ -222,8 +239,16 @@ static int sink_close(struct sink *s, int ok)
 /* "/api/v1/export?counter=..&from=..": NULL when out of memory. */
 static char *build_target(const struct export_args *a)
 {
-    char *t = strdup("/api/v1/export"), every[16];
-    int r = t ? 0 : -1;
+    char path[64], every[16];
+    char *t;
+    int r;
+
+    if (a->run)
+        snprintf(path, sizeof(path), "/api/v1/runs/%lld/export", run_id(a->run));
+    else
+        snprintf(path, sizeof(path), "/api/v1/export");
+    t = strdup(path);
+    r = t ? 0 : -1;
 
     for (int i = 0; i < a->npat && r == 0; i++)
         r = cli_query_add(&t, "counter", a->pats[i]);
@@ -316,11 +341,20 @@ static int parse_time_arg(const char *name, const char *s, int64_t now, int64_t 
     return -1;
 }
 
-/* Patterns and times of the command line into *o and pats; CLI_EXIT_USAGE or -1 to go on. */
-static int db_args(const struct export_args *a, struct pattern *pats, struct export_opts *o)
+/* Patterns and times of the command line into *o and pats (with --run: every counter when none is
+ * given, and the times are the run's, set later); CLI_EXIT_USAGE or -1 to go on. */
+static int db_args(const struct export_args *a, struct pattern *pats, size_t *npat,
+                   struct export_opts *o)
 {
+    static const char *const all[] = {"\\*(*)\\*", "\\*\\*"};
     int64_t now = cli_now_ms();
 
+    *npat = (size_t)a->npat;
+    if (a->run && a->npat == 0) {
+        for (size_t i = 0; i < 2; i++)
+            pattern_parse(all[i], strlen(all[i]), &pats[i], NULL);
+        *npat = 2;
+    }
     for (int i = 0; i < a->npat; i++) {
         const char *why = NULL;
         if (pattern_parse(a->pats[i], strlen(a->pats[i]), &pats[i], &why) < 0) {
@@ -331,8 +365,8 @@ static int db_args(const struct export_args *a, struct pattern *pats, struct exp
             return CLI_EXIT_USAGE;
         }
     }
-    if (parse_time_arg("--from", a->from ? a->from : "-1h", now, &o->from_ms) < 0 ||
-        parse_time_arg("--to", a->to ? a->to : "now", now, &o->to_ms) < 0)
+    if (!a->run && (parse_time_arg("--from", a->from ? a->from : "-1h", now, &o->from_ms) < 0 ||
+                    parse_time_arg("--to", a->to ? a->to : "now", now, &o->to_ms) < 0))
         return CLI_EXIT_USAGE;
     if (o->from_ms > o->to_ms) {
         fprintf(stderr, "perflog export: --from (%lld) is after --to (%lld)\n",
@@ -376,7 +410,8 @@ static int export_db(const struct export_args *a)
     struct reader *rd = NULL;
     struct sink s = {0};
     char err[512], host[256];
-    int rc = db_args(a, pats, &o), ret = CLI_EXIT_FAIL;
+    size_t npat = 0;
+    int rc = db_args(a, pats, &npat, &o), ret = CLI_EXIT_FAIL;
 
     if (rc >= 0)
         return rc;
@@ -390,7 +425,17 @@ static int export_db(const struct export_args *a)
     }
     o.host = host;
     o.interval_ms = db_interval(rd);
-    rc = series_resolve(rd, NULL, pats, (size_t)a->npat, MAX_SERIES, &set);
+    if (a->run) {
+        rc = reader_run_window(rd, run_id(a->run), &o.from_ms, &o.to_ms);
+        if (rc < 0) {
+            fprintf(stderr, "perflog export: %s: %s\n", a->db,
+                    rc == -ENOENT ? "no such run" : reader_errmsg(rd));
+            goto out;
+        }
+        if (o.to_ms <= 0)
+            o.to_ms = cli_now_ms(); /* still running or settling */
+    }
+    rc = series_resolve(rd, NULL, pats, npat, MAX_SERIES, &set);
     if (rc < 0) {
         fprintf(stderr, "perflog export: %s\n",
                 rc == -E2BIG    ? "the patterns match more than 1000 counters; narrow them"

@@ -11,6 +11,7 @@
 #include "notify.h"
 #include "queue.h"
 #include "runs.h"
+#include "runs_db.h"
 #include "sampler.h"
 #include "writer.h"
 
@@ -187,6 +188,21 @@ static void writer_settings_of(const struct cfg *c, struct writer_settings *s)
     s->retention.minute_days = c->minute_days;
     s->retention.hour_days = c->hour_days;
     s->retention.max_bytes = c->max_db_bytes;
+}
+
+/* The window of a run's export: start to the end of its settle tail (0: still open or settling,
+ * the caller uses now). */
+static int run_window(void *arg, int64_t id, int64_t *start_ms, int64_t *end_ms)
+{
+    struct runs_db_row row;
+    int rc = runs_db_get(runs_table(arg), id, &row);
+
+    if (rc < 0)
+        return rc;
+    *start_ms = row.start_ms;
+    *end_ms = row.settled_ms != RUNS_DB_NULL && row.settled_ms > 0 ? row.settled_ms : 0;
+    runs_db_row_release(&row);
+    return 0;
 }
 
 /* What the API's health and /metrics read: the running threads' counters. */
@@ -517,7 +533,9 @@ int main(int argc, char **argv)
                                .live = live,
                                .stats = daemon_stats,
                                .stats_arg = &parts,
-                               .runs = runs};
+                               .runs = runs,
+                               .run_window = run_window,
+                               .run_window_arg = runs};
     }
     if (!sp || start_http(&cfg, &env, &srv) < 0) {
         if (!sp)

@@ -77,6 +77,24 @@ static int finish(sqlite3_stmt *st, int rc, int stopped)
     return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
+int reader_run_window(struct reader *r, int64_t id, int64_t *start_ms, int64_t *end_ms)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (prepare(r, "SELECT start_ms, coalesce(settled_ms, end_ms, 0) FROM runs WHERE id = ?", &st) <
+        0)
+        return -EIO;
+    sqlite3_bind_int64(st, 1, id);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *start_ms = sqlite3_column_int64(st, 0);
+        *end_ms = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
+}
+
 int reader_instances(struct reader *r,
                      int (*cb)(void *arg, int obj, const char *name, int64_t inst), void *arg)
 {

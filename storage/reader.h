@@ -30,6 +30,10 @@ const char *reader_errmsg(struct reader *r);
  * cap > 0). Returns 0, -ENOENT when the database has none (buf ""), or -EIO. */
 int reader_host(struct reader *r, char *buf, size_t cap);
 
+/* The window of run `id`: its start, and the end of its settle tail (its end while settling; 0
+ * while it runs). Returns 0, -ENOENT (no such run) or -EIO. */
+int reader_run_window(struct reader *r, int64_t id, int64_t *start_ms, int64_t *end_ms);
+
 /* Every instance the log knows: cb(arg, object id, name, instance id), in id order. */
 int reader_instances(struct reader *r,
                      int (*cb)(void *arg, int obj, const char *name, int64_t inst), void *arg);

@@ -23,6 +23,7 @@ struct route {
     const char *const *params; /* known query parameters, NULL-terminated */
     api_request_fn get, post, del;
     const char *allow;
+    api_id_handler_fn get_q; /* a GET of an {id} path that reads the query and the database */
 };
 
 static const char *const no_params[] = {NULL};
@@ -30,21 +31,24 @@ static const char *const match_params[] = {"match", NULL};
 static const char *const latest_params[] = {"counter", NULL};
 static const char *const data_params[] = {"counter", "from", "to", "step", "agg", NULL};
 static const char *const export_params[] = {"counter", "from", "to", "format", "tz", "every", NULL};
+static const char *const run_export_params[] = {"counter", "format", "tz", "every", NULL};
 
 static const struct route routes[] = {
-    {"/api/v1/health", api_health, no_params, NULL, NULL, NULL, NULL},
-    {"/api/v1/counters", api_counters, match_params, NULL, NULL, NULL, NULL},
-    {"/api/v1/data", api_data, data_params, NULL, NULL, NULL, NULL},
-    {"/api/v1/latest", api_latest, latest_params, NULL, NULL, NULL, NULL},
-    {"/api/v1/export", api_export, export_params, NULL, NULL, NULL, NULL},
-    {"/metrics", api_metrics, no_params, NULL, NULL, NULL, NULL},
-    {"/api/v1/runs", api_runs_list, no_params, NULL, api_runs_create, NULL, "GET, HEAD, POST"},
+    {"/api/v1/health", api_health, no_params, NULL, NULL, NULL, NULL, NULL},
+    {"/api/v1/counters", api_counters, match_params, NULL, NULL, NULL, NULL, NULL},
+    {"/api/v1/data", api_data, data_params, NULL, NULL, NULL, NULL, NULL},
+    {"/api/v1/latest", api_latest, latest_params, NULL, NULL, NULL, NULL, NULL},
+    {"/api/v1/export", api_export, export_params, NULL, NULL, NULL, NULL, NULL},
+    {"/metrics", api_metrics, no_params, NULL, NULL, NULL, NULL, NULL},
+    {"/api/v1/runs", api_runs_list, no_params, NULL, api_runs_create, NULL, "GET, HEAD, POST",
+     NULL},
     {.path = "/api/v1/runs/{id}",
      .params = no_params,
      .get = api_run_get,
      .del = api_run_delete,
      .allow = "GET, HEAD, DELETE"},
     {.path = "/api/v1/runs/{id}/end", .params = no_params, .post = api_run_end, .allow = "POST"},
+    {.path = "/api/v1/runs/{id}/export", .params = run_export_params, .get_q = api_run_export},
 };
 
 /* 1 when `path` matches the route's pattern; *id gets the "{id}" segment (1..10^15, digits only,
@@ -147,7 +151,7 @@ static int method_of(const struct route *rt, const char *method, api_request_fn 
     *req = NULL;
     if (!strcmp(method, "GET") || !strcmp(method, "HEAD")) {
         *req = rt->get;
-        return rt->fn || rt->get ? 0 : 1;
+        return rt->fn || rt->get || rt->get_q ? 0 : 1;
     }
     if (!strcmp(method, "POST"))
         *req = rt->post;
@@ -195,6 +199,8 @@ int api_handle(const struct api_env *env, struct reader *rd, const struct api_re
                        rt->path);
     } else if (req) {
         rc = req(env, rq, id, out);
+    } else if (rt->get_q) {
+        rc = rt->get_q(env, rd, q, id, out);
     } else {
         rc = rt->fn(env, rd, q, out);
     }

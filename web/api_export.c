@@ -78,20 +78,20 @@ static void disposition(const struct api_env *env, const struct export_opts *o,
     out->disposition[strlen(out->disposition) - 1] = '"';
 }
 
-int api_export(const struct api_env *env, struct reader *rd, const struct query *q,
-               struct api_response *out)
+/* The export of `o` (range and options set) for the patterns of q (all counters when dflt_all and
+ * none are given): a streamed answer in *out. */
+static int export_answer(const struct api_env *env, struct reader *rd, const struct query *q,
+                         int dflt_all, struct export_opts *o, struct api_response *out)
 {
     struct pattern pats[API_MAX_PATTERNS];
     struct series_set set = {0};
-    struct export_opts o = {.host = env->host, .interval_ms = env->interval_ms};
     struct export_job *job = NULL;
     struct tick *latest;
     size_t npat;
     int rc;
 
-    if ((rc = api_patterns(q, "counter", 0, pats, &npat, out)) ||
-        (rc = api_time_range(env, q, DEFAULT_FROM, &o.from_ms, &o.to_ms, out)) ||
-        (rc = parse_opts(q, &o, out)))
+    if ((rc = api_patterns(q, "counter", dflt_all, pats, &npat, out)) ||
+        (rc = parse_opts(q, o, out)))
         return rc < 0 ? rc : 0;
     latest = env->live ? live_latest(env->live) : NULL;
     rc = series_resolve(rd, latest, pats, npat, API_MAX_SERIES, &set);
@@ -105,19 +105,50 @@ int api_export(const struct api_env *env, struct reader *rd, const struct query 
         goto out;
     }
     job = rc == 0 ? calloc(1, sizeof(*job)) : NULL;
-    if (!job || export_open(rd, env->live, set.s, set.n, &o, &job->x) < 0) {
+    if (!job || export_open(rd, env->live, set.s, set.n, o, &job->x) < 0) {
         free(job);
         rc = -ENOMEM;
         goto out;
     }
     out->status = 200;
-    out->content_type = o.format == CSV_TAB ? "text/tab-separated-values; charset=utf-8"
-                                            : "text/csv; charset=utf-8";
+    out->content_type = o->format == CSV_TAB ? "text/tab-separated-values; charset=utf-8"
+                                             : "text/csv; charset=utf-8";
     out->stream = job_read;
     out->stream_free = job_free;
     out->stream_ctx = job;
-    disposition(env, &o, out);
+    disposition(env, o, out);
 out:
     series_set_free(&set);
     return rc < 0 ? rc : 0;
+}
+
+int api_export(const struct api_env *env, struct reader *rd, const struct query *q,
+               struct api_response *out)
+{
+    struct export_opts o = {.host = env->host, .interval_ms = env->interval_ms};
+    int rc = api_time_range(env, q, DEFAULT_FROM, &o.from_ms, &o.to_ms, out);
+
+    if (rc)
+        return rc < 0 ? rc : 0;
+    return export_answer(env, rd, q, 0, &o, out);
+}
+
+int api_run_export(const struct api_env *env, struct reader *rd, const struct query *q, int64_t id,
+                   struct api_response *out)
+{
+    struct export_opts o = {.host = env->host, .interval_ms = env->interval_ms};
+    int64_t start_ms, end_ms;
+    int rc;
+
+    if (!env->run_window)
+        return api_error(out, 503, "runs_unavailable", "this server keeps no runs");
+    rc = env->run_window(env->run_window_arg, id, &start_ms, &end_ms);
+    if (rc == -ENOENT)
+        return api_error(out, 404, "not_found", "no run %lld", (long long)id);
+    if (rc < 0)
+        return api_error(out, 503, "database_unavailable", "the run cannot be read");
+    /* the run and its settle tail; a run still open or settling goes up to now */
+    o.from_ms = start_ms;
+    o.to_ms = end_ms > 0 ? end_ms : api_now_ms(env);
+    return export_answer(env, rd, q, 1, &o, out);
 }

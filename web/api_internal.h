@@ -30,6 +30,14 @@ int api_data(const struct api_env *env, struct reader *rd, const struct query *q
              struct api_response *out);
 int api_export(const struct api_env *env, struct reader *rd, const struct query *q,
                struct api_response *out);
+
+/* A GET handler that also sees the {id} of its path. */
+typedef int (*api_id_handler_fn)(const struct api_env *env, struct reader *rd,
+                                 const struct query *q, int64_t id, struct api_response *out);
+
+/* GET /api/v1/runs/{id}/export: the run and its settle tail as PDH-CSV. */
+int api_run_export(const struct api_env *env, struct reader *rd, const struct query *q, int64_t id,
+                   struct api_response *out);
 int api_metrics(const struct api_env *env, struct reader *rd, const struct query *q,
                 struct api_response *out);
 

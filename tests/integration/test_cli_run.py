@@ -6,6 +6,8 @@ the cold vs warm read of acceptance scenario 1 (the cache-served share of the ru
 
 Needs root (drop_caches), PERFLOGD (the daemon) and PERFLOG_BUILD_DIR (where `perflog` is built)."""
 import json
+import csv
+import datetime
 import os
 import subprocess
 import sys
@@ -175,6 +177,33 @@ def test_cold_warm(d):
             os.unlink(path)
 
 
+def test_run_export(d, run_id):
+    """Issue 5's run export: GET /api/v1/runs/{id}/export and perflog export --run cover the run
+    and its settle tail; without patterns every counter; an unknown run is a 404."""
+    run = run_json(d, run_id) or {}
+    status, hdr, body = d.http(f"/api/v1/runs/{run_id}/export?tz=utc")
+    lines = body.decode(errors="replace").split("\r\n") if status == 200 else []
+    head = next(csv.reader([lines[0]])) if lines else []
+    check(status == 200 and head and head[0] == "(PDH-CSV 4.0) (Coordinated Universal Time)(0)",
+          f"run export: 200 PDH-CSV ({status}, {head[:1]})")
+    check(any("Memory\\Dirty Bytes" in h for h in head) and any("PhysicalDisk(" in h for h in head),
+          f"run export: every counter without a pattern ({len(head) - 1} columns)")
+    rows = [next(csv.reader([l])) for l in lines[1:] if l]
+    times = [datetime.datetime.strptime(r[0], "%m/%d/%Y %H:%M:%S.%f").replace(
+        tzinfo=datetime.timezone.utc).timestamp() * 1000 for r in rows]
+    lo, hi = run.get("start_ms"), run.get("settled_ms") or run.get("end_ms")
+    check(rows and lo and hi and all(lo <= t <= hi + 1 for t in times),
+          f"run export: every row lies in the run and its tail ({len(rows)} rows, {lo}..{hi})")
+    out = os.path.join(d.dir, "run.csv")
+    code, _, err = perflog(d, "export", "--run", str(run_id), "--tz", "utc", "-o", out)
+    with open(out, "rb") as f:
+        check(code == 0 and f.read() == body, f"perflog export --run writes the same bytes ({code}, {err.strip()})")
+    code, _, err = perflog(d, "export", "--run", str(run_id), "\\Memory\\Dirty Bytes", "--tz", "utc")
+    check(code == 0, f"perflog export --run with a pattern ({code}, {err.strip()})")
+    status, _, body = d.http("/api/v1/runs/999999/export")
+    check(status == 404 and b'"not_found"' in body, f"run export of an unknown run: 404 ({status})")
+
+
 def main():
     require_root()
     d = Daemon().start(wait_ticks=2)
@@ -182,6 +211,7 @@ def main():
         first = test_exit_code_and_output(d)
         missing = test_not_found(d)
         test_runs_and_report(d, [first, missing])
+        test_run_export(d, first)
         test_cold_warm(d)
     finally:
         code = d.stop()

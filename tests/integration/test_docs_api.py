@@ -120,10 +120,14 @@ def run_example(ex, daemon, workdir, n):
             text = ""
         check("# TYPE perflog_" in text, f"{what}: Prometheus text with '# TYPE perflog_' ({len(body)} bytes)")
         return
-    if ex["path"] == "/api/v1/export" and ex["expect"] == 200:
+    csv_path = ex["path"] == "/api/v1/export" or (ex["path"].startswith("/api/v1/runs/")
+                                                   and ex["path"].endswith("/export"))
+    if csv_path and ex["expect"] == 200:
+        # a run of the examples lasts milliseconds: its log may hold the header only
+        rows = 1 if ex["path"].startswith("/api/v1/runs/") else 2
         check(body.startswith((b'"(PDH-CSV 4.0) (', b'"(PDH-TSV 4.0) (')) and body.endswith(b"\r\n")
-              and body.count(b"\r\n") >= 2,
-              f"{what}: a PDH-CSV/TSV log with a header and rows, CRLF ({body[:120]!r})")
+              and body.count(b"\r\n") >= rows,
+              f"{what}: a PDH-CSV/TSV log with a header (and rows), CRLF ({body[:120]!r})")
         return
     try:
         doc = json.loads(body)
