@@ -95,6 +95,10 @@ char *cli_format_duration(double s, char *buf, size_t cap);
 
 /* A byte count for people: "512 B", "1.5 KiB", "12.3 MiB". */
 char *cli_format_bytes(double bytes, char *buf, size_t cap);
+/* "12.0 MiB/s", or "-" for NaN. Returns buf. */
+char *cli_format_rate(double bytes_per_s, char *buf, size_t cap);
+/* "42%" (no decimals), or "-" for NaN. Returns buf. */
+char *cli_format_pct(double pct, char *buf, size_t cap);
 
 /* A sample value: integers in full, others with 6 significant digits or one decimal above 1000;
  * "-" for NaN (null). */

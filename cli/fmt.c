@@ -88,3 +88,23 @@ int64_t cli_now_ms(void)
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+char *cli_format_rate(double bytes_per_s, char *buf, size_t cap)
+{
+    char b[32];
+
+    if (isnan(bytes_per_s))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%s/s", cli_format_bytes(bytes_per_s, b, sizeof(b)));
+    return buf;
+}
+
+char *cli_format_pct(double pct, char *buf, size_t cap)
+{
+    if (isnan(pct))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%.0f%%", pct);
+    return buf;
+}

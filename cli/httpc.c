@@ -43,20 +43,6 @@ struct reader {
     uint64_t delivered; /* body bytes handed to the sink so far */
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static int64_t mono_ms(void)
 {
     struct timespec ts;
@@ -118,8 +104,8 @@ static int connect_any(const struct http_url *u, int timeout_ms, char *err, size
     httpc_url_origin(u, origin, sizeof(origin));
     r = getaddrinfo(u->host, port, &hints, &res);
     if (r != 0) {
-        set_err(err, errlen, "cannot resolve the host of %s: %s", origin,
-                r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+        httpc_set_err(err, errlen, "cannot resolve the host of %s: %s", origin,
+                      r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
         return HTTPC_ERESOLVE;
     }
     for (ai = res; ai; ai = ai->ai_next) {
@@ -129,7 +115,7 @@ static int connect_any(const struct http_url *u, int timeout_ms, char *err, size
     }
     freeaddrinfo(res);
     if (fd < 0) {
-        set_err(err, errlen, "cannot connect to %s: %s", origin, strerror(-fd));
+        httpc_set_err(err, errlen, "cannot connect to %s: %s", origin, strerror(-fd));
         return HTTPC_ECONNECT;
     }
     return fd;
@@ -145,11 +131,12 @@ static int send_all(int fd, const char *p, size_t n, int timeout_ms, char *err, 
             continue;
         }
         if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            set_err(err, errlen, "cannot send the request: %s", strerror(errno));
+            httpc_set_err(err, errlen, "cannot send the request: %s", strerror(errno));
             return HTTPC_EIO;
         }
         if (wait_fd(fd, POLLOUT, timeout_ms) <= 0) {
-            set_err(err, errlen, "cannot send the request: timed out after %d ms", timeout_ms);
+            httpc_set_err(err, errlen, "cannot send the request: timed out after %d ms",
+                          timeout_ms);
             return HTTPC_ETIMEOUT;
         }
     }
@@ -186,12 +173,12 @@ static int check_request(const struct http_request *req, char *err, size_t errle
 {
     if (!req->method || !req->target || req->target[0] != '/' || has_crlf(req->method) ||
         strchr(req->target, ' ') || has_crlf(req->target)) {
-        set_err(err, errlen, "bad request method or target");
+        httpc_set_err(err, errlen, "bad request method or target");
         return HTTPC_EURL;
     }
     for (const char *const *h = req->headers; h && *h; h++) {
         if (has_crlf(*h) || !strchr(*h, ':')) {
-            set_err(err, errlen, "bad request header (a line break, or no ':')");
+            httpc_set_err(err, errlen, "bad request header (a line break, or no ':')");
             return HTTPC_EURL;
         }
     }
@@ -207,7 +194,7 @@ static int reader_reserve(struct reader *r, char *why, size_t whylen)
     if (r->cap - r->len > READ_CHUNK / 4)
         return 0;
     if (r->len + 1 >= r->limit) {
-        set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
+        httpc_set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
         return HTTPC_ETOOBIG;
     }
     cap = r->cap ? r->cap * 2 : READ_CHUNK;
@@ -215,7 +202,7 @@ static int reader_reserve(struct reader *r, char *why, size_t whylen)
         cap = r->limit;
     p = realloc(r->buf, cap);
     if (!p) {
-        set_err(why, whylen, "out of memory for a response of %zu bytes", cap);
+        httpc_set_err(why, whylen, "out of memory for a response of %zu bytes", cap);
         return HTTPC_ENOMEM;
     }
     r->buf = p;
@@ -240,7 +227,7 @@ static int head_step(struct reader *r, char *why, size_t whylen)
     for (;;) {
         int h = httpc_parse_head(r->buf, r->len, &r->head);
         if (h < 0) {
-            set_err(why, whylen, "the response is not HTTP/1.x (bad status line or header)");
+            httpc_set_err(why, whylen, "the response is not HTTP/1.x (bad status line or header)");
             return HTTPC_EPROTO;
         }
         if (h == 0)
@@ -255,8 +242,8 @@ static int head_step(struct reader *r, char *why, size_t whylen)
     r->ch.rd = r->ch.wr = r->head.len;
     r->streaming = r->sink && r->head.status >= 200 && r->head.status <= 299;
     if (r->mode == BODY_LENGTH && !r->streaming && (uint64_t)r->head.content_length > r->max_body) {
-        set_err(why, whylen, "the response is larger than %zu bytes (Content-Length %lld)",
-                r->max_body, (long long)r->head.content_length);
+        httpc_set_err(why, whylen, "the response is larger than %zu bytes (Content-Length %lld)",
+                      r->max_body, (long long)r->head.content_length);
         return HTTPC_ETOOBIG;
     }
     return 1;
@@ -272,11 +259,11 @@ static int chunked_step(struct reader *r, char *why, size_t whylen)
         r->ch.rd = r->ch.wr;
     }
     if (d < 0) {
-        set_err(why, whylen, "malformed chunked response body");
+        httpc_set_err(why, whylen, "malformed chunked response body");
         return HTTPC_EPROTO;
     }
     if (!r->streaming && r->ch.wr - r->head.len > r->max_body) {
-        set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
+        httpc_set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
         return HTTPC_ETOOBIG;
     }
     if (d == 1)
@@ -305,7 +292,7 @@ static int advance(struct reader *r, char *why, size_t whylen)
     default:
         if (r->streaming || r->len - r->head.len <= r->max_body)
             return 0;
-        set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
+        httpc_set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
         return HTTPC_ETOOBIG;
     }
 }
@@ -324,7 +311,7 @@ static int drain(struct reader *r, char *why, size_t whylen)
         return 0;
     n = end - start;
     if (r->sink(r->sink_arg, r->buf + start, n) != 0) {
-        set_err(why, whylen, "the transfer was stopped by its receiver");
+        httpc_set_err(why, whylen, "the transfer was stopped by its receiver");
         return HTTPC_EABORT;
     }
     r->delivered += n;
@@ -342,11 +329,11 @@ static int at_eof(const struct reader *r, char *why, size_t whylen)
     if (r->head_done && r->mode == BODY_CLOSE)
         return 1;
     if (r->len == 0)
-        set_err(why, whylen, "the server closed the connection without answering");
+        httpc_set_err(why, whylen, "the server closed the connection without answering");
     else if (!r->head_done)
-        set_err(why, whylen, "the server closed the connection in the middle of the header");
+        httpc_set_err(why, whylen, "the server closed the connection in the middle of the header");
     else
-        set_err(why, whylen, "the server closed the connection before the end of the body");
+        httpc_set_err(why, whylen, "the server closed the connection before the end of the body");
     return HTTPC_EIO;
 }
 
@@ -361,15 +348,16 @@ static int read_response(int fd, struct reader *r, int timeout_ms, char *why, si
             return w;
         w = wait_fd(fd, POLLIN, timeout_ms);
         if (w == 0) {
-            set_err(why, whylen, "no %s from the server within %d ms",
-                    r->len ? "further data" : "answer", timeout_ms);
+            httpc_set_err(why, whylen, "no %s from the server within %d ms",
+                          r->len ? "further data" : "answer", timeout_ms);
             return HTTPC_ETIMEOUT;
         }
         n = w < 0 ? -1 : recv(fd, r->buf + r->len, r->cap - r->len - 1, 0);
         if (n < 0 && w > 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
             continue;
         if (n < 0) {
-            set_err(why, whylen, "cannot read the response: %s", strerror(w < 0 ? -w : errno));
+            httpc_set_err(why, whylen, "cannot read the response: %s",
+                          strerror(w < 0 ? -w : errno));
             return HTTPC_EIO;
         }
         if (n == 0)
@@ -432,7 +420,7 @@ static int request(const struct http_url *u, const struct http_request *req, htt
     r.head_only = strcmp(req->method, "HEAD") == 0;
     head = build_head(u, req);
     if (!head) {
-        set_err(err, errlen, "out of memory");
+        httpc_set_err(err, errlen, "out of memory");
         return HTTPC_ENOMEM;
     }
     fd = connect_any(
@@ -442,7 +430,7 @@ static int request(const struct http_url *u, const struct http_request *req, htt
     if (ret == 0)
         reader_finish(&r, resp);
     else if (fd >= 0)
-        set_err(err, errlen, "%s: %s", httpc_url_origin(u, origin, sizeof(origin)), why);
+        httpc_set_err(err, errlen, "%s: %s", httpc_url_origin(u, origin, sizeof(origin)), why);
     if (fd >= 0)
         close(fd);
     free(head);

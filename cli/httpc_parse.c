@@ -14,10 +14,7 @@
 
 enum { CH_SIZE, CH_DATA, CH_DATA_END, CH_TRAILER, CH_DONE };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+void httpc_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
 
@@ -61,23 +58,23 @@ static int parse_ipv6(const char *s, size_t len, struct http_url *u, char *err, 
     u->ipv6 = 1;
     return 0;
 bad:
-    set_err(err, errlen, "'[%.*s]' is not an IPv6 address", (int)len, s);
+    httpc_set_err(err, errlen, "'[%.*s]' is not an IPv6 address", (int)len, s);
     return HTTPC_EURL;
 }
 
 static int parse_name(const char *s, size_t len, struct http_url *u, char *err, size_t errlen)
 {
     if (len == 0) {
-        set_err(err, errlen, "no host name");
+        httpc_set_err(err, errlen, "no host name");
         return HTTPC_EURL;
     }
     if (len >= sizeof(u->host)) {
-        set_err(err, errlen, "host name longer than %zu bytes", sizeof(u->host) - 1);
+        httpc_set_err(err, errlen, "host name longer than %zu bytes", sizeof(u->host) - 1);
         return HTTPC_EURL;
     }
     for (size_t i = 0; i < len; i++) {
         if (!is_name_char(s[i])) {
-            set_err(err, errlen, "bad character '%c' in host name '%.*s'", s[i], (int)len, s);
+            httpc_set_err(err, errlen, "bad character '%c' in host name '%.*s'", s[i], (int)len, s);
             return HTTPC_EURL;
         }
     }
@@ -103,7 +100,7 @@ static int parse_port(const char *s, size_t len, int *port, char *err, size_t er
     *port = (int)v;
     return 0;
 bad:
-    set_err(err, errlen, "port '%.*s' is not a number from 1 to 65535", (int)len, s);
+    httpc_set_err(err, errlen, "port '%.*s' is not a number from 1 to 65535", (int)len, s);
     return HTTPC_EURL;
 }
 
@@ -115,20 +112,21 @@ static int parse_authority(const char *s, size_t len, struct http_url *u, char *
     int r;
 
     if (memchr(s, '@', len)) {
-        set_err(err, errlen, "user names or passwords in the URL are not supported (use --token)");
+        httpc_set_err(err, errlen,
+                      "user names or passwords in the URL are not supported (use --token)");
         return HTTPC_EURL;
     }
     if (len > 0 && s[0] == '[') {
         const char *close = memchr(s, ']', len);
         if (!close) {
-            set_err(err, errlen, "missing ']' after the IPv6 address");
+            httpc_set_err(err, errlen, "missing ']' after the IPv6 address");
             return HTTPC_EURL;
         }
         hlen = (size_t)(close - s) + 1;
         r = parse_ipv6(s + 1, hlen - 2, u, err, errlen);
         colon = hlen < len ? s + hlen : NULL;
         if (r == 0 && colon && *colon != ':') {
-            set_err(err, errlen, "unexpected '%c' after the IPv6 address", *colon);
+            httpc_set_err(err, errlen, "unexpected '%c' after the IPv6 address", *colon);
             return HTTPC_EURL;
         }
     } else {
@@ -151,14 +149,15 @@ static int parse_base(const char *s, struct http_url *u, char *err, size_t errle
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c <= ' ' || c >= 0x7f || c == '?' || c == '#') {
-            set_err(err, errlen, "the path '%s' may not contain spaces, controls, '?' or '#'", s);
+            httpc_set_err(err, errlen, "the path '%s' may not contain spaces, controls, '?' or '#'",
+                          s);
             return HTTPC_EURL;
         }
     }
     while (len > 0 && s[len - 1] == '/')
         len--;
     if (len >= sizeof(u->base)) {
-        set_err(err, errlen, "path longer than %zu bytes", sizeof(u->base) - 1);
+        httpc_set_err(err, errlen, "path longer than %zu bytes", sizeof(u->base) - 1);
         return HTTPC_EURL;
     }
     memcpy(u->base, s, len);
@@ -173,13 +172,13 @@ int httpc_parse_url(const char *url, struct http_url *out, char *err, size_t err
     int r;
 
     if (!sep) {
-        set_err(err, errlen, "'%s' is not a URL: expected http://HOST[:PORT][/PATH]",
-                url ? url : "");
+        httpc_set_err(err, errlen, "'%s' is not a URL: expected http://HOST[:PORT][/PATH]",
+                      url ? url : "");
         return HTTPC_EURL;
     }
     if ((size_t)(sep - url) != 4 || strncasecmp(url, "http", 4) != 0) {
-        set_err(err, errlen, "%.*s:// is not supported: only plain http://HOST[:PORT][/PATH]",
-                (int)(sep - url), url);
+        httpc_set_err(err, errlen, "%.*s:// is not supported: only plain http://HOST[:PORT][/PATH]",
+                      (int)(sep - url), url);
         return HTTPC_EURL;
     }
     auth = sep + 3;

@@ -25,22 +25,12 @@ static char *bytes(double v, char *buf, size_t cap)
 
 static char *rate(double v, char *buf, size_t cap)
 {
-    char b[32];
-
-    if (isnan(v))
-        snprintf(buf, cap, "-");
-    else
-        snprintf(buf, cap, "%s/s", cli_format_bytes(v, b, sizeof(b)));
-    return buf;
+    return cli_format_rate(v, buf, cap);
 }
 
 static char *pct(double v, char *buf, size_t cap)
 {
-    if (isnan(v))
-        snprintf(buf, cap, "-");
-    else
-        snprintf(buf, cap, "%.0f%%", v);
-    return buf;
+    return cli_format_pct(v, buf, cap);
 }
 
 /* v with `decimals` digits after the point, or "-". */

@@ -283,22 +283,12 @@ static double busiest_core(const json_t *latest, char *inst, size_t cap)
 
 static char *rate(double v, char *buf, size_t cap)
 {
-    char b[32];
-
-    if (isnan(v))
-        snprintf(buf, cap, "-");
-    else
-        snprintf(buf, cap, "%s/s", cli_format_bytes(v, b, sizeof(b)));
-    return buf;
+    return cli_format_rate(v, buf, cap);
 }
 
 static char *pct(double v, char *buf, size_t cap)
 {
-    if (isnan(v))
-        snprintf(buf, cap, "-");
-    else
-        snprintf(buf, cap, "%.0f%%", v);
-    return buf;
+    return cli_format_pct(v, buf, cap);
 }
 
 char *run_live_line(const json_t *latest, long long id, double elapsed_s, char *buf, size_t cap)
