@@ -197,9 +197,14 @@ def test_export_http(d, host, tmp):
     check(rc == 0 and lines[0].startswith(b'"(PDH-TSV 4.0) (') and b'\t"\\\\' in lines[0]
           and lines[1].count(b"\t") == 1, f"export --format tsv ({lines[:2]!r})")
 
-    rc, out, err = perflog(d.url, "export", "--run", "1")
-    check(rc == 2 and "--run needs the runs feature (not yet available)" in err,
-          f"export --run 1: exit 2 with the message ({rc}, {err.strip()})")
+    # (the run export itself is tested in test_cli_run, which makes runs)
+    rc, out, err = perflog(d.url, "export", "--run", "999999")
+    check(rc == 1 and "no run 999999" in err,
+          f"export --run of an unknown run: exit 1 with the server's message ({rc}, {err.strip()})")
+    rc, out, err = perflog(d.url, "export", "--run", "x1")
+    check(rc == 2 and "--run" in err, f"export --run x1: a usage error, exit 2 ({rc}, {err.strip()})")
+    rc, out, err = perflog(d.url, "export", "--run", "1", "--from", "-1h")
+    check(rc == 2 and "--from" in err, f"export --run with --from: a usage error, exit 2 ({rc}, {err.strip()})")
     rc, out, err = perflog(d.url, "export")
     check(rc == 2 and "give at least one counter pattern" in err,
           f"export without a pattern: exit 2 ({rc}, {err.strip()})")
