@@ -122,10 +122,11 @@ static int get_int(json_t *o, const char *key, int64_t lo, int64_t hi, int64_t *
     if (!f)
         return 0;
     if (!json_is_integer(f) || json_integer_value(f) < lo || json_integer_value(f) > hi) {
-        *rc = bad_body(out, key, lo == 0 ? "must be an integer >= 0" : "must be an integer");
         if (json_is_integer(f) && lo > 0)
             *rc = api_error(out, 400, "bad_body", "%s: must be an integer from %lld to %lld", key,
                             (long long)lo, (long long)hi);
+        else
+            *rc = bad_body(out, key, lo == 0 ? "must be an integer >= 0" : "must be an integer");
         return 1;
     }
     *v = json_integer_value(f);
