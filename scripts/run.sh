@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target perflogd
+cmake --build build -j "$(nproc)" --target perflogd perflog
 exec ./build/perflogd --db ./perflog.db "$@"
