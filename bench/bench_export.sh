@@ -15,21 +15,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-build=${PERFLOG_BUILD_DIR:-}
-if [ -z "$build" ]; then
-  for d in ./build "$here/../build"; do
-    if [ -x "$d/perflogd" ]; then build=$d; break; fi
-  done
-fi
-if [ -z "$build" ] || [ ! -x "$build/perflogd" ] || [ ! -x "$build/bench/bench_seed" ]; then
-  echo "bench_export: no build with perflogd and bench/bench_seed; build first or set PERFLOG_BUILD_DIR" >&2
-  exit 2
-fi
-build=$(cd "$build" && pwd)
+name=bench_export
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
+bench_find_build
 runs=${BENCH_RUNS:-3}
-for tool in sqlite3 curl python3 awk; do
-  command -v "$tool" >/dev/null || { echo "bench_export: $tool not found (apt-get install $tool)" >&2; exit 2; }
-done
+bench_need_tools sqlite3 curl python3 awk
 
 dir=$(mktemp -d /var/tmp/perflog-bench-export-XXXXXX)
 db=$dir/perflog.db
@@ -41,9 +32,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-die() { echo "bench_export: $*" >&2; exit 1; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-daemon_alive() { kill -0 "$pp" 2>/dev/null || die "perflogd died; its log:$(echo; tail -20 "$dir/perflogd.log")"; }
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$pp/status"; }
 hwm_kib() { awk '/^VmHWM:/ { print $2 }' "/proc/$pp/status"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

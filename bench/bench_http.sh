@@ -15,23 +15,14 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-build=${PERFLOG_BUILD_DIR:-}
-if [ -z "$build" ]; then
-  for d in ./build "$here/../build"; do
-    if [ -x "$d/perflogd" ]; then build=$d; break; fi
-  done
-fi
-if [ -z "$build" ] || [ ! -x "$build/perflogd" ] || [ ! -x "$build/bench/bench_seed" ]; then
-  echo "bench_http: no build with perflogd and bench/bench_seed; build first or set PERFLOG_BUILD_DIR" >&2
-  exit 2
-fi
-build=$(cd "$build" && pwd)
+name=bench_http
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
+bench_find_build
 secs=${BENCH_SECONDS:-30}
 hours=${BENCH_HOURS:-24}
 node_exporter=/usr/bin/prometheus-node-exporter
-for tool in wrk sqlite3 curl python3; do
-  command -v "$tool" >/dev/null || { echo "bench_http: $tool not found (apt-get install $tool)" >&2; exit 2; }
-done
+bench_need_tools wrk sqlite3 curl python3
 [ -x "$node_exporter" ] || { echo "bench_http: $node_exporter not found (apt-get install prometheus-node-exporter)" >&2; exit 2; }
 
 dir=$(mktemp -d /var/tmp/perflog-bench-http-XXXXXX)
@@ -46,10 +37,7 @@ trap cleanup EXIT
 
 broke=0 # set when something failed; the summary is still printed, then the exit status is 1
 fail() { echo "bench_http: FAILED: $*" >&2; broke=1; }
-die() { echo "bench_http: $*" >&2; exit 1; }
 now_ms() { date +%s%3N; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-daemon_alive() { kill -0 "$pp" 2>/dev/null || die "perflogd died; its log:$(echo; tail -20 "$dir/perflogd.log")"; }
 
 # The summary: one line per figure (name, measured, goal, verdict), printed at the end.
 summary=$dir/summary.txt

@@ -1,0 +1,34 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154  # name, pp and dir are set by the sourcing script
+# bench/lib.sh - what the bench/*.sh scripts share; sourced, not run. Each script sets `name`
+# (for messages) first; `pp` (perflogd's pid) and `dir` (its work directory) once it starts one.
+
+# The build directory with perflogd and bench/bench_seed: $PERFLOG_BUILD_DIR, else ./build, else
+# the one beside this folder. Exits 2 when there is none.
+bench_find_build() {
+  local here d
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  build=${PERFLOG_BUILD_DIR:-}
+  if [ -z "$build" ]; then
+    for d in ./build "$here/../build"; do
+      if [ -x "$d/perflogd" ]; then build=$d; break; fi
+    done
+  fi
+  if [ -z "$build" ] || [ ! -x "$build/perflogd" ] || [ ! -x "$build/bench/bench_seed" ]; then
+    echo "$name: no build with perflogd and bench/bench_seed; build first or set PERFLOG_BUILD_DIR" >&2
+    exit 2
+  fi
+  build=$(cd "$build" && pwd)
+}
+
+# Exit 2 naming the first of the given tools that is not installed.
+bench_need_tools() {
+  local tool
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null || { echo "$name: $tool not found (apt-get install $tool)" >&2; exit 2; }
+  done
+}
+
+die() { echo "$name: $*" >&2; exit 1; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+daemon_alive() { kill -0 "$pp" 2>/dev/null || die "perflogd died; its log:$(echo; tail -20 "$dir/perflogd.log")"; }
