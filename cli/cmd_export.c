@@ -10,6 +10,7 @@
 #include "export.h"
 #include "pattern.h"
 #include "reader.h"
+#include "report_proc.h"
 #include "series.h"
 #include "timeparse.h"
 
@@ -411,6 +412,7 @@ static int export_db(const struct export_args *a)
     struct sink s = {0};
     char err[512], host[256];
     size_t npat = 0;
+    int64_t pid = -1;
     int rc = db_args(a, pats, &npat, &o), ret = CLI_EXIT_FAIL;
 
     if (rc >= 0)
@@ -426,7 +428,7 @@ static int export_db(const struct export_args *a)
     o.host = host;
     o.interval_ms = db_interval(rd);
     if (a->run) {
-        rc = reader_run_window(rd, run_id(a->run), &o.from_ms, &o.to_ms);
+        rc = reader_run_window(rd, run_id(a->run), &o.from_ms, &o.to_ms, &pid);
         if (rc < 0) {
             fprintf(stderr, "perflog export: %s: %s\n", a->db,
                     rc == -ENOENT ? "no such run" : reader_errmsg(rd));
@@ -436,6 +438,10 @@ static int export_db(const struct export_args *a)
             o.to_ms = cli_now_ms(); /* still running or settling */
     }
     rc = series_resolve(rd, NULL, pats, npat, MAX_SERIES, &set);
+    /* A run's export has its own processes, not every process the log has followed. */
+    if (rc == 0 && a->run)
+        rc = report_proc_restrict(rd, NULL, pid > 0 && pid <= INT32_MAX ? (int)pid : -1,
+                                  o.from_ms - o.interval_ms, o.to_ms, &set);
     if (rc < 0) {
         fprintf(stderr, "perflog export: %s\n",
                 rc == -E2BIG    ? "the patterns match more than 1000 counters; narrow them"

@@ -11,6 +11,7 @@
 #include "sample.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define COLLECTOR_MAX_GLOBS 32
 
@@ -41,6 +42,23 @@ struct collector *collector_new(const struct collector_config *cfg);
 int collector_collect(struct collector *c, struct raw_sample *out);
 
 void collector_free(struct collector *c); /* accepts NULL */
+
+/* A process to follow with all its descendants: a run's pid, and when the run started. */
+struct collector_proc_root {
+    int pid;
+    int64_t since_wall_ms; /* descendants started after this count their I/O from zero */
+};
+
+#define COLLECTOR_MAX_ROOTS 64
+
+/*
+ * Follow these processes (at most COLLECTOR_MAX_ROOTS; the rest are ignored) and every process
+ * descended from them, from the next collect on: each becomes a row of OBJ_PROCESS named
+ * "comm:pid". A process keeps being followed after its parent exits, until it exits itself or its
+ * root is no longer given. n = 0 stops following and releases what following held. Not
+ * thread-safe: call it from the thread that collects, between collects.
+ */
+void collector_follow(struct collector *c, const struct collector_proc_root *roots, size_t n);
 
 /* 1 when `name` passes the include/exclude globs (exclude wins). Pure. */
 int collector_name_selected(const char *name, const char *const *include, size_t n_include,

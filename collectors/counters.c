@@ -149,6 +149,34 @@ static const struct counter_def tcp_counters[] = {
     {"Connections Established", "connections", "gauge", B(TCP_CURR_ESTAB), DEN_ONE, 0, 1.0, 0},
 };
 
+/* /proc/PID/io and stat (Documentation/filesystems/proc.rst). The parent's id is the one seen
+ * when the process was first followed: a reparented orphan keeps its real parent, so a run's
+ * process tree can be rebuilt from stored rows. */
+static const struct field_def proc_fields[PROC_NFIELDS] = {
+    [PROC_RCHAR] = {"rchar", FIELD_CUM_U64},
+    [PROC_WCHAR] = {"wchar", FIELD_CUM_U64},
+    [PROC_SYSCR] = {"syscr", FIELD_CUM_U64},
+    [PROC_SYSCW] = {"syscw", FIELD_CUM_U64},
+    [PROC_READ_BYTES] = {"read_bytes", FIELD_CUM_U64},
+    [PROC_WRITE_BYTES] = {"write_bytes", FIELD_CUM_U64},
+    [PROC_CPU_MS] = {"cpu_ms", FIELD_CUM_U64},
+    [PROC_PID] = {"pid", FIELD_GAUGE, FIELDF_NO_TOTAL},
+    [PROC_PPID] = {"ppid", FIELD_GAUGE, FIELDF_NO_TOTAL},
+};
+
+/* % Processor Time is of one CPU, as perfmon's Process object has it: 200 is two busy cores. */
+static const struct counter_def proc_counters[] = {
+    {"IO Read Bytes/sec", "bytes/s", "rate", B(PROC_RCHAR), DEN_SECONDS, 0, 1.0, 0},
+    {"IO Write Bytes/sec", "bytes/s", "rate", B(PROC_WCHAR), DEN_SECONDS, 0, 1.0, 0},
+    {"IO Read Operations/sec", "ops/s", "rate", B(PROC_SYSCR), DEN_SECONDS, 0, 1.0, 0},
+    {"IO Write Operations/sec", "ops/s", "rate", B(PROC_SYSCW), DEN_SECONDS, 0, 1.0, 0},
+    {"% Processor Time", "%", "percent", B(PROC_CPU_MS), DEN_MS, 0, 100.0, 0},
+    {"Storage Read Bytes/sec", "bytes/s", "rate", B(PROC_READ_BYTES), DEN_SECONDS, 0, 1.0, 0},
+    {"Storage Write Bytes/sec", "bytes/s", "rate", B(PROC_WRITE_BYTES), DEN_SECONDS, 0, 1.0, 0},
+    {"ID Process", "id", "gauge", B(PROC_PID), DEN_ONE, 0, 1.0, 0},
+    {"Creating Process ID", "id", "gauge", B(PROC_PPID), DEN_ONE, 0, 1.0, 0},
+};
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct object_def counter_objects[OBJ_COUNT] = {
@@ -161,6 +189,8 @@ const struct object_def counter_objects[OBJ_COUNT] = {
     [OBJ_MEMORY] = {"Memory", "obj_memory", 1, mem_fields, N(mem_fields), mem_counters,
                     N(mem_counters)},
     [OBJ_TCP] = {"TCP", "obj_tcp", 1, tcp_fields, N(tcp_fields), tcp_counters, N(tcp_counters)},
+    [OBJ_PROCESS] = {"Process", "obj_process", 0, proc_fields, N(proc_fields), proc_counters,
+                     N(proc_counters)},
 };
 
 int counter_object_find(const char *name)

@@ -17,7 +17,7 @@
 #define COUNTER_MAX_FIELDS 16
 #define COUNTER_NAME_MAX   64 /* instance names, including the terminating NUL */
 
-enum object_id { OBJ_PROCESSOR, OBJ_DISK, OBJ_NET, OBJ_MEMORY, OBJ_TCP, OBJ_COUNT };
+enum object_id { OBJ_PROCESSOR, OBJ_DISK, OBJ_NET, OBJ_MEMORY, OBJ_TCP, OBJ_PROCESS, OBJ_COUNT };
 
 enum field_kind {
     FIELD_CUM_U64, /* cumulative; going down means reset: no value this tick */
@@ -119,6 +119,19 @@ enum mem_field {
     MEM_NFIELDS
 };
 enum tcp_field { TCP_IN_SEGS, TCP_OUT_SEGS, TCP_RETRANS_SEGS, TCP_CURR_ESTAB, TCP_NFIELDS };
+/* A process of a run in progress (instances "name:pid"); /proc/PID/io and /proc/PID/stat. */
+enum proc_field {
+    PROC_RCHAR,       /* bytes read through read(2) and friends, page cache or not */
+    PROC_WCHAR,       /* bytes written through write(2) and friends */
+    PROC_SYSCR,       /* read system calls */
+    PROC_SYSCW,       /* write system calls */
+    PROC_READ_BYTES,  /* bytes the process caused to be fetched from storage */
+    PROC_WRITE_BYTES, /* bytes the process caused to be sent to storage (dirtied) */
+    PROC_CPU_MS,      /* user + system time, ms */
+    PROC_PID,         /* the process id */
+    PROC_PPID,        /* the parent's process id when first seen */
+    PROC_NFIELDS
+};
 
 /* The object table, indexed by enum object_id. Immutable; thread-safe. */
 extern const struct object_def counter_objects[OBJ_COUNT];

@@ -153,6 +153,8 @@ static void row_delta(const struct object_def *od, const struct raw_row *prev,
             ok = 0;
         else if (od->fields[f].kind == FIELD_GAUGE)
             ok = delta_field(FIELD_GAUGE, 0, cur->v[f], &out->v[f]);
+        else if (!prev && (cur->flags & RAW_FROM_ZERO))
+            ok = delta_field(od->fields[f].kind, 0, cur->v[f], &out->v[f]);
         else if (!prev || reset || !(prev->present & bit))
             ok = 0;
         else

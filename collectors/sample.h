@@ -12,6 +12,9 @@
 
 /* One instance as read: raw values, bit i of `present` set when field i was read. */
 #define RAW_IN_TOTAL 0x1u /* delta.c adds this row into the object's "_Total" row */
+#define RAW_FROM_ZERO                                                                              \
+    0x2u /* a new instance whose counters started at 0 (a process born while it                    \
+          * was followed): its first reading is its first delta */
 
 struct raw_row {
     char name[COUNTER_NAME_MAX];

@@ -192,7 +192,7 @@ static void writer_settings_of(const struct cfg *c, struct writer_settings *s)
 
 /* The window of a run's export: start to the end of its settle tail (0: still open or settling,
  * the caller uses now). */
-static int run_window(void *arg, int64_t id, int64_t *start_ms, int64_t *end_ms)
+static int run_window(void *arg, int64_t id, int64_t *start_ms, int64_t *end_ms, int64_t *pid)
 {
     struct runs_db_row row;
     int rc = runs_db_get(runs_table(arg), id, &row);
@@ -201,6 +201,7 @@ static int run_window(void *arg, int64_t id, int64_t *start_ms, int64_t *end_ms)
         return rc;
     *start_ms = row.start_ms;
     *end_ms = row.settled_ms != RUNS_DB_NULL && row.settled_ms > 0 ? row.settled_ms : 0;
+    *pid = row.pid != RUNS_DB_NULL ? row.pid : -1;
     runs_db_row_release(&row);
     return 0;
 }
@@ -460,6 +461,7 @@ int main(int argc, char **argv)
     struct db *db = NULL;
     struct live *live = NULL;
     struct runs *runs = NULL;
+    struct follow_set *follow = NULL;
     struct http_server *srv = NULL;
     struct daemon_parts parts;
     struct service svc;
@@ -508,9 +510,10 @@ int main(int argc, char **argv)
     service_open(&svc);
     service_hook(&svc, &ss);
     live = live_new(LIVE_TICKS);
-    sp = live ? sampler_start(&ss, q, live, err, sizeof(err)) : NULL;
-    if (sp && !(runs = runs_start(cfg.db, live, cfg.interval_ms, clock_wall_ns() / 1000000, err,
-                                  sizeof(err)))) {
+    ss.follow = follow = follow_set_new();
+    sp = live && follow ? sampler_start(&ss, q, live, err, sizeof(err)) : NULL;
+    if (sp && !(runs = runs_start(cfg.db, live, follow, cfg.interval_ms, clock_wall_ns() / 1000000,
+                                  err, sizeof(err)))) {
         log_error("%s", err);
         sampler_stop(sp);
         sp = NULL;
@@ -539,12 +542,13 @@ int main(int argc, char **argv)
     }
     if (!sp || start_http(&cfg, &env, &srv) < 0) {
         if (!sp)
-            log_error("%s", live ? err : "out of memory");
+            log_error("%s", live && follow ? err : "out of memory");
         runs_stop(runs);
         sampler_stop(sp);
         writer_stop(w, FLUSH_TIMEOUT_MS);
         queue_free(q);
         live_free(live);
+        follow_set_free(follow);
         free_auth();
         notify_free(svc.n);
         cfg_release(&cfg);
@@ -577,6 +581,7 @@ int main(int argc, char **argv)
     writer_stop(w, FLUSH_TIMEOUT_MS);
     queue_free(q);
     live_free(live);
+    follow_set_free(follow);
     free_auth();
     notify_free(svc.n);
     cfg_release(&cfg);

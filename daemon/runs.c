@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ struct track {
 struct runs {
     struct runs_db *db;
     struct live *live;
+    struct follow_set *follow; /* may be NULL; thread-safe itself */
     int64_t interval_ms;
     char *db_path;
     struct reader *rd; /* manager thread only; opened when first needed */
@@ -174,6 +176,7 @@ static void store_report(struct runs *rs, const struct runs_db_row *row, int64_t
         .io_write_bytes = or_minus1(row->io_write_bytes),
         .storage_read_bytes = or_minus1(row->storage_read_bytes),
         .storage_write_bytes = or_minus1(row->storage_write_bytes),
+        .pid = or_minus1(row->pid),
     };
     char err[512] = "";
     json_t *j;
@@ -303,8 +306,8 @@ static void runs_free(struct runs *rs)
     free(rs);
 }
 
-struct runs *runs_start(const char *db_path, struct live *live, int64_t interval_ms,
-                        int64_t start_wall_ms, char *err, size_t errlen)
+struct runs *runs_start(const char *db_path, struct live *live, struct follow_set *follow,
+                        int64_t interval_ms, int64_t start_wall_ms, char *err, size_t errlen)
 {
     struct runs *rs = calloc(1, sizeof(*rs));
     pthread_condattr_t ca;
@@ -316,6 +319,7 @@ struct runs *runs_start(const char *db_path, struct live *live, int64_t interval
         return NULL;
     }
     rs->live = live;
+    rs->follow = follow;
     rs->interval_ms = interval_ms;
     pthread_mutex_init(&rs->lock, NULL);
     pthread_condattr_init(&ca);
@@ -338,6 +342,21 @@ struct runs *runs_start(const char *db_path, struct live *live, int64_t interval
         return NULL;
     }
     return rs;
+}
+
+void runs_follow(struct runs *rs, int64_t id, int64_t pid, int64_t since_wall_ms)
+{
+    if (!rs->follow || pid <= 0 || pid > INT_MAX)
+        return;
+    if (follow_add(rs->follow, id, (int)pid, since_wall_ms) < 0)
+        log_warnx("runs: run %lld: %d runs are followed already; its processes are not",
+                  (long long)id, COLLECTOR_MAX_ROOTS);
+}
+
+void runs_unfollow(struct runs *rs, int64_t id)
+{
+    if (rs->follow)
+        follow_remove(rs->follow, id);
 }
 
 void runs_stop(struct runs *rs)

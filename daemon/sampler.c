@@ -38,6 +38,7 @@ struct sampler {
     struct tick_queue *queue;
     struct live *live;          /* may be NULL */
     void (*on_tick)(void *arg); /* may be NULL; with its argument, fixed at start */
+    struct follow_set *follow;  /* may be NULL; fixed at start */
     void *on_tick_arg;
     int64_t on_tick_idle_ns;
     char *stall_file;     /* test hook, NULL unless $PERFLOGD_TEST_STALL_FILE is set */
@@ -251,6 +252,11 @@ static void *sampler_main(void *arg)
         }
         t0 = clock_mono_ns();
         raw_sample_clear(&sp->raw);
+        if (sp->follow) {
+            struct collector_proc_root roots[COLLECTOR_MAX_ROOTS];
+            collector_follow(sp->collector, roots,
+                             follow_snapshot(sp->follow, roots, COLLECTOR_MAX_ROOTS));
+        }
         collector_collect(sp->collector, &sp->raw);
         tick_interval_ms = last_mono >= 0 ? (elapsed + 500000) / 1000000 : 0;
         t = delta_tick(sp->delta, &sp->raw, wall / 1000000, tick_interval_ms, missed);
@@ -298,6 +304,7 @@ struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queu
     sp->live = live;
     sp->on_tick = s->on_tick;
     sp->on_tick_arg = s->on_tick_arg;
+    sp->follow = s->follow;
     sp->on_tick_idle_ns = s->on_tick_idle_ms * 1000000LL;
     atomic_store(&sp->st.interval_ms, s->interval_ms);
     pthread_mutex_init(&sp->lock, NULL);

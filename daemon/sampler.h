@@ -6,6 +6,7 @@
 #define PERFLOG_SAMPLER_H
 
 #include "collector.h"
+#include "follow.h"
 #include "live.h"
 #include "queue.h"
 
@@ -25,6 +26,9 @@ struct sampler_settings {
     void (*on_tick)(void *arg);
     void *on_tick_arg;
     int64_t on_tick_idle_ms;
+    /* Optional: the runs' processes to follow, snapshot before every collect (daemon/follow.h).
+     * Must outlive the sampler; sampler_reconfigure ignores it too. */
+    struct follow_set *follow;
 };
 
 struct sampler_stats {

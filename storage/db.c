@@ -52,6 +52,8 @@ struct db {
  *
  * 1 -> 2: the runs table gets the settle timeout, the peers (a JSON array of URLs) and the
  * client's own /proc/self/io deltas (docs/schema.md).
+ * 2 -> 3: the Process object (obj_process and its roll-ups), created like every object table by
+ * schema_tables() in the same transaction; nothing existing changes.
  */
 static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN settle_timeout_s INTEGER;\n"
@@ -60,6 +62,7 @@ static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN io_write_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_read_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_write_bytes INTEGER;\n",
+    "SELECT 1;\n",
 };
 
 static uint32_t name_hash(const char *s)

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 struct db;
 

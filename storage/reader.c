@@ -77,19 +77,24 @@ static int finish(sqlite3_stmt *st, int rc, int stopped)
     return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-int reader_run_window(struct reader *r, int64_t id, int64_t *start_ms, int64_t *end_ms)
+int reader_run_window(struct reader *r, int64_t id, int64_t *start_ms, int64_t *end_ms,
+                      int64_t *pid)
 {
     sqlite3_stmt *st;
     int rc;
 
-    if (prepare(r, "SELECT start_ms, coalesce(settled_ms, end_ms, 0) FROM runs WHERE id = ?", &st) <
-        0)
+    if (prepare(r,
+                "SELECT start_ms, coalesce(settled_ms, end_ms, 0), coalesce(pid, -1) FROM runs "
+                "WHERE id = ?",
+                &st) < 0)
         return -EIO;
     sqlite3_bind_int64(st, 1, id);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         *start_ms = sqlite3_column_int64(st, 0);
         *end_ms = sqlite3_column_int64(st, 1);
+        if (pid)
+            *pid = sqlite3_column_int64(st, 2);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
@@ -199,7 +204,7 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
     int rc, stop = 0, ncol = 2;
     char *sql;
 
-    if (ninst == 0)
+    if (insts && ninst == 0)
         return 0;
     sbuf_printf(&b, "SELECT o.tick, o.inst");
     for (size_t f = 0; f < od->nfields; f++) {
@@ -210,7 +215,8 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
         }
     }
     sbuf_printf(&b, " FROM %s o WHERE o.tick BETWEEN ? AND ?", od->table);
-    inst_list(&b, insts, ninst);
+    if (insts)
+        inst_list(&b, insts, ninst);
     sbuf_printf(&b, " ORDER BY o.tick, o.inst");
     sql = sbuf_take(&b);
     if (!sql)
@@ -234,6 +240,26 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
         }
         stop = cb(arg, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), v, null_mask);
     }
+    return finish(st, stop ? SQLITE_DONE : rc, stop);
+}
+
+int reader_process_ids(struct reader *r, int64_t tick_from, int64_t tick_to,
+                       int (*cb)(void *arg, int64_t inst, int64_t pid, int64_t ppid), void *arg)
+{
+    sqlite3_stmt *st;
+    int rc, stop = 0;
+
+    /* pid and ppid are fixed for an instance: one row each, by the primary key's tick range. */
+    if (prepare(r,
+                "SELECT inst, coalesce(max(pid), -1), coalesce(max(ppid), -1) FROM obj_process "
+                "WHERE tick BETWEEN ? AND ? GROUP BY inst",
+                &st) < 0)
+        return -EIO;
+    sqlite3_bind_int64(st, 1, tick_from);
+    sqlite3_bind_int64(st, 2, tick_to);
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        stop = cb(arg, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                  sqlite3_column_int64(st, 2));
     return finish(st, stop ? SQLITE_DONE : rc, stop);
 }
 

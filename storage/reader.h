@@ -31,8 +31,10 @@ const char *reader_errmsg(struct reader *r);
 int reader_host(struct reader *r, char *buf, size_t cap);
 
 /* The window of run `id`: its start, and the end of its settle tail (its end while settling; 0
- * while it runs). Returns 0, -ENOENT (no such run) or -EIO. */
-int reader_run_window(struct reader *r, int64_t id, int64_t *start_ms, int64_t *end_ms);
+ * while it runs); *pid its followed process (-1: none; pid may be NULL). Returns 0, -ENOENT (no
+ * such run) or -EIO. */
+int reader_run_window(struct reader *r, int64_t id, int64_t *start_ms, int64_t *end_ms,
+                      int64_t *pid);
 
 /* Every instance the log knows: cb(arg, object id, name, instance id), in id order. */
 int reader_instances(struct reader *r,
@@ -48,17 +50,23 @@ int reader_ticks(struct reader *r, int64_t from_ms, int64_t to_ms,
                  int (*cb)(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms), void *arg);
 
 /*
- * Raw rows of object `obj` for instance ids insts[0..ninst) in the ticks with ids
- * tick_from..tick_to, in primary-key order (tick id, instance): cb(arg, tick id, instance id,
- * stored fields, null mask) - the values and mask counter_eval takes. Only the fields of the mask
- * `fields` (bit i: field i) are read; the others come back as no value. Scanning the object's
- * primary key by id range, with no join, is what makes a day of one counter cheap to read.
+ * Raw rows of object `obj` for instance ids insts[0..ninst) (insts NULL: every instance) in the
+ * ticks with ids tick_from..tick_to, in primary-key order (tick id, instance): cb(arg, tick id,
+ * instance id, stored fields, null mask) - the values and mask counter_eval takes. Only the fields
+ * of the mask `fields` (bit i: field i) are read; the others come back as no value. Scanning the
+ * object's primary key by id range, with no join, is what makes a day of one counter cheap to read.
  */
 int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts, size_t ninst,
                 int64_t tick_from, int64_t tick_to,
                 int (*cb)(void *arg, int64_t tick, int64_t inst, const int64_t *v,
                           uint64_t null_mask),
                 void *arg);
+
+/* The processes followed in ticks tick_from..tick_to: cb(arg, instance id, pid, parent pid as
+ * first seen) once per instance, -1 for a value never stored. A non-zero cb return stops (and is
+ * returned). */
+int reader_process_ids(struct reader *r, int64_t tick_from, int64_t tick_to,
+                       int (*cb)(void *arg, int64_t inst, int64_t pid, int64_t ppid), void *arg);
 
 /* One roll-up row: n ticks, and min/avg/max of every counter of the object (bit k of null_mask
  * set: counter k had no value in the bucket). */

@@ -3,6 +3,7 @@
  */
 #include "api_internal.h"
 #include "export.h"
+#include "report_proc.h"
 #include "series.h"
 
 #include <errno.h>
@@ -81,7 +82,7 @@ static void disposition(const struct api_env *env, const struct export_opts *o,
 /* The export of `o` (range and options set) for the patterns of q (all counters when dflt_all and
  * none are given): a streamed answer in *out. */
 static int export_answer(const struct api_env *env, struct reader *rd, const struct query *q,
-                         int dflt_all, struct export_opts *o, struct api_response *out)
+                         int64_t run_pid, struct export_opts *o, struct api_response *out)
 {
     struct pattern pats[API_MAX_PATTERNS];
     struct series_set set = {0};
@@ -90,12 +91,16 @@ static int export_answer(const struct api_env *env, struct reader *rd, const str
     size_t npat;
     int rc;
 
-    if ((rc = api_patterns(q, "counter", dflt_all, pats, &npat, out)) ||
+    if ((rc = api_patterns(q, "counter", run_pid != 0, pats, &npat, out)) ||
         (rc = parse_opts(q, o, out)))
         return rc < 0 ? rc : 0;
     latest = env->live ? live_latest(env->live) : NULL;
     rc = series_resolve(rd, latest, pats, npat, API_MAX_SERIES, &set);
     tick_free(latest);
+    /* A run's export has its own processes, not every process the log has followed. */
+    if (rc == 0 && run_pid)
+        rc = report_proc_restrict(rd, env->live, run_pid > INT32_MAX ? -1 : (int)run_pid,
+                                  o->from_ms - env->interval_ms, o->to_ms, &set);
     if (rc == -E2BIG || rc == -EIO) {
         rc = rc == -E2BIG ? api_error(out, 400, "too_many_series",
                                       "the patterns match more than %d counters; narrow them",
@@ -137,12 +142,12 @@ int api_run_export(const struct api_env *env, struct reader *rd, const struct qu
                    struct api_response *out)
 {
     struct export_opts o = {.host = env->host, .interval_ms = env->interval_ms};
-    int64_t start_ms, end_ms;
+    int64_t start_ms, end_ms, pid = -1;
     int rc;
 
     if (!env->run_window)
         return api_error(out, 503, "runs_unavailable", "this server keeps no runs");
-    rc = env->run_window(env->run_window_arg, id, &start_ms, &end_ms);
+    rc = env->run_window(env->run_window_arg, id, &start_ms, &end_ms, &pid);
     if (rc == -ENOENT)
         return api_error(out, 404, "not_found", "no run %lld", (long long)id);
     if (rc < 0)
@@ -150,5 +155,5 @@ int api_run_export(const struct api_env *env, struct reader *rd, const struct qu
     /* the run and its settle tail; a run still open or settling goes up to now */
     o.from_ms = start_ms;
     o.to_ms = end_ms > 0 ? end_ms : api_now_ms(env);
-    return export_answer(env, rd, q, 1, &o, out);
+    return export_answer(env, rd, q, pid > 0 ? pid : -1, &o, out);
 }

@@ -216,6 +216,7 @@ int api_runs_create(const struct api_env *env, const struct api_request *rq, int
                        runs_db_errmsg(runs_table(env->runs)));
         goto out;
     }
+    runs_follow(env->runs, id, row.pid, row.start_ms);
     rc = reply_json(out, 201,
                     json_pack("{s:I, s:o, s:I}", "id", (json_int_t)id, "start_utc",
                               utc_or_null(row.start_ms), "start_ms", (json_int_t)row.start_ms));
@@ -301,6 +302,7 @@ int api_run_end(const struct api_env *env, const struct api_request *rq, int64_t
         rc = api_error(out, 503, "database_unavailable", "the run cannot be stored: %s",
                        runs_db_errmsg(runs_table(env->runs)));
     else {
+        runs_unfollow(env->runs, id);
         runs_kick(env->runs);
         rc = reply_run(env, id, 200, out);
     }
@@ -318,6 +320,8 @@ int api_run_delete(const struct api_env *env, const struct api_request *rq, int6
     if (!env->runs)
         return no_runs(out);
     rc = runs_db_delete(runs_table(env->runs), id);
+    if (rc == 0)
+        runs_unfollow(env->runs, id);
     if (rc == -ENOENT)
         return api_error(out, 404, "not_found", "no run %lld", (long long)id);
     if (rc < 0)

@@ -14,6 +14,7 @@
 
 #include "claims.h"
 #include "data.h"
+#include "report_proc.h"
 #include "series.h"
 #include "timeparse.h"
 
@@ -534,13 +535,138 @@ static json_t *memory_json(const struct ctx *x)
     return m;
 }
 
+/* ---- the run's processes (the Process object) ---- */
+
+/* What the report reads of each process, in this order. */
+static const char *const proc_counters[] = {
+    "IO Read Bytes/sec",       "IO Write Bytes/sec", "Storage Read Bytes/sec",
+    "Storage Write Bytes/sec", "% Processor Time",
+};
+enum { PC_RCHAR, PC_WCHAR, PC_READ, PC_WRITE, PC_CPU, PC_N };
+
+#define REPORT_PROCESSES_SHOWN 50 /* the busiest processes listed; the count says how many */
+
+/* One process's totals over the run. */
+struct proc_totals {
+    const char *inst;
+    double v[PC_N]; /* bytes for the I/O counters; CPU seconds for PC_CPU */
+    double peak_cpu_pct;
+};
+
+static int by_io_desc(const void *a, const void *b)
+{
+    const struct proc_totals *x = a, *y = b;
+    double sx =
+        (isnan(x->v[PC_RCHAR]) ? 0 : x->v[PC_RCHAR]) + (isnan(x->v[PC_WCHAR]) ? 0 : x->v[PC_WCHAR]);
+    double sy =
+        (isnan(y->v[PC_RCHAR]) ? 0 : y->v[PC_RCHAR]) + (isnan(y->v[PC_WCHAR]) ? 0 : y->v[PC_WCHAR]);
+
+    return (sx < sy) - (sx > sy);
+}
+
+/* The instance name's pid (after the last ':'), or -1. */
+static long long inst_pid(const char *inst)
+{
+    const char *c = strrchr(inst, ':');
+
+    return c && c[1] ? strtoll(c + 1, NULL, 10) : -1;
+}
+
+/*
+ * "processes": the run's process tree from the stored Process rows, busiest first. *root gets
+ * the root process's totals (its I/O includes what its children did once it reaped them), for a
+ * run whose client sent no I/O numbers of its own. A database without Process rows (an older
+ * schema) gives an empty list.
+ */
+static json_t *processes_json(struct reader *rd, struct live *live, int64_t interval_ms,
+                              const struct report_run *run, int64_t to_ms, size_t *nproc,
+                              struct proc_totals *root)
+{
+    struct series_set set = {0};
+    struct data_result res = {0};
+    struct data_req req = {.from_ms = run->start_ms - interval_ms,
+                           .to_ms = to_ms,
+                           .agg = DATA_AVG,
+                           .interval_ms = interval_ms};
+    struct proc_totals *pt = NULL;
+    double *iv = NULL;
+    json_t *arr = json_array();
+    char err[256];
+    size_t n = 0;
+
+    *nproc = 0;
+    if (run->pid <= 0 || run->pid > INT32_MAX ||
+        report_proc_series(rd, live, (int)run->pid, req.from_ms, to_ms, proc_counters, PC_N, &set,
+                           nproc) != 0 ||
+        set.n == 0)
+        goto out;
+    req.max_points = (to_ms - req.from_ms) / interval_ms + 1024;
+    if (data_query(rd, live, set.s, set.n, &req, &res, err, sizeof(err)) != 0 ||
+        !(iv = point_intervals(rd, live, &res, req.from_ms, to_ms, interval_ms)) ||
+        !(pt = calloc(set.n / PC_N + 1, sizeof(*pt))))
+        goto out;
+    {
+        struct ctx x = {
+            set.s, set.n, &res, iv, run->start_ms, run->end_ms >= 0 ? run->end_ms : to_ms, to_ms};
+
+        for (size_t i = 0; i + PC_N <= set.n; i += PC_N, n++) {
+            pt[n].inst = set.s[i].inst;
+            for (size_t c = 0; c < PC_N; c++) {
+                struct agg a = aggregate(&x, (long)(i + c), W_RUN);
+                pt[n].v[c] = c == PC_CPU && a.n ? a.integral / 100.0 : total(&a);
+                if (c == PC_CPU)
+                    pt[n].peak_cpu_pct = peak(&a);
+            }
+            if (inst_pid(pt[n].inst) == run->pid && root)
+                *root = pt[n];
+        }
+    }
+    qsort(pt, n, sizeof(*pt), by_io_desc);
+    for (size_t i = 0; i < n && i < REPORT_PROCESSES_SHOWN; i++) {
+        json_t *o = json_object();
+
+        set_str(o, "instance", pt[i].inst);
+        json_object_set_new(o, "pid", json_integer(inst_pid(pt[i].inst)));
+        set_count(o, "io_read_bytes", pt[i].v[PC_RCHAR]);
+        set_count(o, "io_write_bytes", pt[i].v[PC_WCHAR]);
+        set_count(o, "storage_read_bytes", pt[i].v[PC_READ]);
+        set_count(o, "storage_write_bytes", pt[i].v[PC_WRITE]);
+        set_num(o, "cpu_s", pt[i].v[PC_CPU]);
+        set_num(o, "peak_cpu_pct", pt[i].peak_cpu_pct);
+        json_array_append_new(arr, o);
+    }
+    if (root && root->inst) /* the names live in `set`, freed below */
+        root->inst = "";
+out:
+    free(pt);
+    free(iv);
+    data_result_free(&res);
+    series_set_free(&set);
+    return arr;
+}
+
 /* ---- the run's own numbers ---- */
 
-static json_t *process_json(const struct report_run *run)
+/* The client's own /proc/self/io deltas when it sent them, else the run's root process's. */
+static json_t *process_json(const struct report_run *run, const struct proc_totals *root)
 {
     json_t *p = json_object();
     double pct = NAN;
 
+    if (run->io_read_bytes < 0 && root->inst) {
+        double rd = root->v[PC_RCHAR], sr = root->v[PC_READ];
+
+        if (rd > 0 && sr >= 0)
+            pct = fmin(100.0, fmax(0.0, 100.0 * (rd - sr) / rd));
+        set_count(p, "io_read_bytes", rd);
+        set_count(p, "storage_read_bytes", sr);
+        set_num(p, "cache_served_read_pct", pct);
+        set_count(p, "io_write_bytes", root->v[PC_WCHAR]);
+        set_count(p, "storage_write_bytes", root->v[PC_WRITE]);
+        set_str(p, "source", "process counters");
+        return p;
+    }
+    set_str(p, "source", run->io_read_bytes >= 0 ? "client" : NULL);
     if (run->io_read_bytes > 0 && run->storage_read_bytes >= 0) {
         pct = 100.0 * (double)(run->io_read_bytes - run->storage_read_bytes) /
               (double)run->io_read_bytes;
@@ -691,7 +817,15 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     }
     json_object_set_new(r, "cpu", cpu_json(&x));
     json_object_set_new(r, "memory", memory_json(&x));
-    json_object_set_new(r, "process", process_json(run));
+    {
+        struct proc_totals root = {0};
+        size_t nproc;
+        json_t *procs = processes_json(rd, live, interval_ms, run, tail_to_ms, &nproc, &root);
+
+        json_object_set_new(r, "process", process_json(run, &root));
+        json_object_set_new(r, "processes_followed", json_integer((json_int_t)nproc));
+        json_object_set_new(r, "processes", procs);
+    }
     json_object_set_new(r, "payload", payload_json(run, &dt, nt.packets, duration_s));
     json_object_set_new(r, "tool", tool_json(run, &dt, duration_s));
     set_count(r, "disk_read_bytes", dt.read);

@@ -26,6 +26,7 @@ struct report_run {
     /* The client's own /proc/self/io deltas over the run (they include its reaped children):
      * -1 when not sent. */
     int64_t io_read_bytes, io_write_bytes, storage_read_bytes, storage_write_bytes;
+    int64_t pid; /* the process the run followed (its tree is in the Process rows); <= 0: none */
 };
 
 /*

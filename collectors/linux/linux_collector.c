@@ -11,6 +11,7 @@
 
 #include "linux_devcache.h"
 #include "linux_parse.h"
+#include "linux_proc.h"
 #include "log.h"
 
 #include <dirent.h>
@@ -58,6 +59,7 @@ struct collector {
     size_t cap;
     struct source_state src[NSOURCES];
     struct dev_cache *disks, *nets;
+    struct proc_tracker *procs; /* created by the first collector_follow with a root */
 };
 
 static int64_t monotonic_ms(void)
@@ -430,9 +432,34 @@ int collector_collect(struct collector *c, struct raw_sample *out)
         else
             done |= 1u << sources[i].obj;
     }
+    if (c->procs) {
+        struct timespec wall, boot;
+
+        clock_gettime(CLOCK_REALTIME, &wall);
+        clock_gettime(CLOCK_BOOTTIME, &boot);
+        if (proc_tracker_collect(c->procs, (int64_t)wall.tv_sec * 1000 + wall.tv_nsec / 1000000,
+                                 (int64_t)boot.tv_sec * 1000 + boot.tv_nsec / 1000000,
+                                 &out->obj[OBJ_PROCESS]) > 0)
+            done |= 1u << OBJ_PROCESS;
+    }
     for (int o = 0; o < OBJ_COUNT; o++)
         n += (done >> o) & 1;
     return n ? n : err;
+}
+
+void collector_follow(struct collector *c, const struct collector_proc_root *roots, size_t n)
+{
+    if (!c->procs && n) {
+        char dir[PATH_MAX];
+
+        snprintf(dir, sizeof(dir), "%s/proc", c->root);
+        if (!(c->procs = proc_tracker_new(dir))) {
+            log_error("process tracking: out of memory");
+            return;
+        }
+    }
+    if (c->procs)
+        proc_tracker_set_roots(c->procs, roots, n);
 }
 
 void collector_set_sysfs_period(struct collector *c, int64_t period_ms)
@@ -527,6 +554,7 @@ void collector_free(struct collector *c)
     free_config(&c->cfg);
     dev_cache_free(c->disks);
     dev_cache_free(c->nets);
+    proc_tracker_free(c->procs);
     free(c->buf);
     free(c->root);
     free(c);

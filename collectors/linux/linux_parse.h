@@ -79,6 +79,30 @@ int parse_vmstat(const char *buf, size_t len, long page_size, struct raw_object 
  */
 int parse_net_snmp(const char *buf, size_t len, struct raw_object *out, struct parse_status *st);
 
+/* What perflog reads of /proc/PID/stat. */
+#define PID_STAT_LAST_FIELD 22 /* starttime, as proc(5) numbers the fields */
+struct pid_stat {
+    char comm[COUNTER_NAME_MAX];
+    int ppid;
+    uint64_t utime_ticks, stime_ticks; /* clock ticks (sysconf(_SC_CLK_TCK)) */
+    uint64_t num_threads;
+    uint64_t start_ticks; /* when the process started, clock ticks after boot */
+};
+
+/*
+ * /proc/PID/stat: the command name (between the first '(' and the last ')', so a name holding
+ * ") (" is kept whole; truncated to fit), the parent, user and system time, threads and start
+ * time. Returns 0 and fills *out, or -EINVAL (out untouched) for a line it cannot read.
+ */
+int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out);
+
+/*
+ * /proc/PID/io -> fields rchar wchar syscr syscw read_bytes write_bytes (enum proc_field) of `row`,
+ * setting their present bits; other keys are ignored, a malformed value is counted in `st` and
+ * its field left not present. Returns 0.
+ */
+int parse_pid_io(const char *buf, size_t len, struct raw_row *row, struct parse_status *st);
+
 /*
  * A sysfs attribute holding one decimal integer, optionally negative, and a '\n' (e.g.
  * /sys/class/net/IF/speed, which is "-1" when the speed is unknown). Returns 0 and sets *out, or
