@@ -9,7 +9,10 @@
  * each, and of the tracker's part (the difference of the medians). The first collect, which reads
  * the stat file of every process on the machine once, is timed apart.
  *
- * usage: bench_track [N] [CHILDREN] [GRANDCHILDREN]   (default 200 20 9)
+ * With GAP_MS > 0 the collects are GAP_MS apart, as the sampler's are: this VM's CPU is much
+ * slower after an idle second than in a hot loop, so GAP_MS=1000 gives the per-tick figure.
+ *
+ * usage: bench_track [N] [CHILDREN] [GRANDCHILDREN] [GAP_MS]   (default 200 20 9 0)
  */
 #include "collector.h"
 #include "sample.h"
@@ -56,10 +59,16 @@ static pid_t spawn(int kids, int fd, int wfd)
     _exit(0);
 }
 
+static int gap_ms;
+
 static void timed(struct collector *c, struct raw_sample *s, int n, int64_t *out)
 {
     for (int i = 0; i < n; i++) {
-        int64_t t0 = mono_ns();
+        int64_t t0;
+
+        if (gap_ms > 0)
+            usleep((useconds_t)gap_ms * 1000);
+        t0 = mono_ns();
         collector_collect(c, s);
         out[i] = mono_ns() - t0;
     }
@@ -84,6 +93,7 @@ int main(int argc, char **argv)
     int fds[2];
     size_t procs;
 
+    gap_ms = argc > 4 ? atoi(argv[4]) : 0;
     if (n < 10 || kids < 1 || grand < 0 || pipe(fds) < 0)
         return 2;
     with = calloc((size_t)n, sizeof(*with));
@@ -103,8 +113,8 @@ int main(int argc, char **argv)
     first = mono_ns() - first;
     procs = s.obj[OBJ_PROCESS].n;
     timed(c, &s, n, with);
-    printf("processes followed: %zu (this bench + %d x (1 + %d)); %d collects each\n", procs, kids,
-           grand, n);
+    printf("processes followed: %zu (this bench + %d x (1 + %d)); %d collects each, %d ms apart\n",
+           procs, kids, grand, n, gap_ms);
     fflush(stdout);
     print("collect, nothing followed", without, n);
     print("collect, tree followed", with, n);

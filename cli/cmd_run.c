@@ -44,14 +44,15 @@ static const char help[] =
     "the\n"
     "dirty and writeback data have reached the disks (or the settle timeout), then print the run\n"
     "report. The last 1 MiB of CMD's output goes to the daemon, which parses the throughput that\n"
-    "tools such as dd, rsync, robocopy and fio print.\n"
+    "tools such as dd, rsync, robocopy, fio and smbclient print.\n"
     "\n"
     "  --label TEXT        a name for the run\n"
     "  --payload PATH      the bytes copied: PATH's size, or the sum of the regular files under a\n"
     "                      directory (whose count is then the default of --files)\n"
     "  --bytes N           the bytes copied, as a number\n"
     "  --files N           the number of files copied (for ms and packets per file)\n"
-    "  --peer URL          also open and end the run on the perflogd at URL (repeatable)\n"
+    "  --peer URL          also open and end the run on the perflogd at URL (repeatable); the\n"
+    "                      report then shows the hosts side by side\n"
     "  --settle-timeout S  the longest wait for dirty data after CMD exits (1..3600, default 120)\n"
     "  -q, --quiet         no live line and no waiting messages\n"
     "  --json              print the report as JSON instead of text\n"
@@ -259,21 +260,41 @@ static int open_run(struct host *h, const json_t *body)
     return h->id < 0 ? -1 : 0;
 }
 
+/* DELETE the run opened on h (its main run could not be opened); best-effort. */
+static void delete_run(struct host *h)
+{
+    char target[64];
+    struct http_response r;
+
+    snprintf(target, sizeof(target), "/api/v1/runs/%lld", h->id);
+    if (cli_request(&h->c, "DELETE", target, NULL, &r) == 0)
+        httpc_response_free(&r);
+    h->id = -1;
+}
+
+/*
+ * Open the run on each peer, then on the daemon of --server with "peers" naming each peer's run
+ * by its URL (SERVER/api/v1/runs/ID, run_peer_url), so `perflog report ID` finds the peers'
+ * reports later; a peer where the run could not be opened is named by its server URL alone.
+ * Peers first, so their ids are known when the main run is stored; their runs then start a few
+ * milliseconds earlier, which no 1 s tick can tell. If the main run cannot be opened, the peers'
+ * runs are deleted again.
+ */
 static int open_runs(struct session *s, const struct cli *c, const char *command)
 {
-    json_t *body = start_body(s->o, command);
+    json_t *body = start_body(s->o, command), *peers = json_array();
     char err[512];
+    int rc = -1;
 
-    s->hosts[0] = (struct host){.c = *c, .url = c->server};
+    s->hosts[0] = (struct host){.c = *c, .url = c->server, .id = -1};
     s->nhosts = 1;
-    if (!body || open_run(&s->hosts[0], body) < 0) {
-        json_decref(body);
-        return -1;
-    }
+    if (!body || !peers)
+        goto out;
     /* Peers get the same body without their own list; one that fails is left out. */
     json_object_del(body, "peers");
     for (size_t i = 0; i < s->o->npeers; i++) {
         struct host *h = &s->hosts[s->nhosts];
+        char *url;
 
         *h = (struct host){.c = *c, .url = s->o->peers[i], .id = -1};
         h->c.server = s->o->peers[i];
@@ -283,10 +304,21 @@ static int open_runs(struct session *s, const struct cli *c, const char *command
         }
         if (open_run(h, body) < 0)
             fprintf(stderr, "perflog run: the run is not marked on %s\n", h->url);
+        url = h->id >= 0 ? run_peer_url(h->url, h->id) : NULL;
+        json_array_append_new(peers, json_string(url ? url : h->url));
+        free(url);
         s->nhosts++;
     }
+    json_object_set(body, "peers", peers);
+    rc = open_run(&s->hosts[0], body);
+    if (rc < 0)
+        for (size_t i = 1; i < s->nhosts; i++)
+            if (s->hosts[i].id >= 0)
+                delete_run(&s->hosts[i]);
+out:
+    json_decref(peers);
     json_decref(body);
-    return 0;
+    return rc;
 }
 
 static double mono_s(void)

@@ -26,7 +26,8 @@ static const char report_help[] =
     "Print the report of run ID: the measured throughput next to the tool's claim, the share of\n"
     "reads served from the page cache, the dirty data at exit and its tail, the busiest core, "
     "then\n"
-    "each disk and interface. The report exists once the run has settled.\n"
+    "each disk and interface. The report exists once the run has settled. A run started with\n"
+    "perflog run --peer shows each peer's report too, side by side, fetched from the peers.\n"
     "\n"
     "  --json   the report as JSON (design section 7 keys)\n";
 
@@ -121,13 +122,66 @@ int cmd_runs(const struct cli *c, int argc, char **argv)
     return CLI_EXIT_OK;
 }
 
+/* One peer of the run, named as perflog run stores it (run_peer_split): {"url", "id", "report"},
+ * the report null when the peer cannot be reached or has none yet (which is said on stderr). */
+static json_t *peer_entry(const struct cli *c, const char *name)
+{
+    json_t *e = json_object(), *root = NULL;
+    char server[HTTPC_BASE_MAX + HTTPC_HOST_MAX + 16], err[256], target[64];
+    struct http_response r = {0};
+    struct cli pc = *c;
+    long long id;
+    json_t *rep;
+
+    if (run_peer_split(name, server, sizeof(server), &id) < 0) {
+        json_object_set_new(e, "url", json_string(name));
+        json_object_set_new(e, "id", json_null());
+        json_object_set_new(e, "report", json_null());
+        return e;
+    }
+    json_object_set_new(e, "url", json_string(server));
+    json_object_set_new(e, "id", json_integer(id));
+    pc.server = server;
+    snprintf(target, sizeof(target), "/api/v1/runs/%lld", id);
+    if (httpc_parse_url(server, &pc.url, err, sizeof(err)) < 0)
+        fprintf(stderr, "perflog report: peer %s: %s\n", server, err);
+    else
+        root = get_json(&pc, target, &r);
+    rep = json_object_get(root, "report");
+    if (root && !json_is_object(rep))
+        fprintf(stderr, "perflog report: run %lld on %s has no report yet\n", id, server);
+    json_object_set(e, "report", json_is_object(rep) ? rep : json_null());
+    json_decref(root);
+    httpc_response_free(&r);
+    return e;
+}
+
+/* The server stores a run's own report only; its "peers" are filled here from each peer named in
+ * the run, so the text shows the hosts side by side and --json carries their reports too. */
+static void add_peers(const struct cli *c, const json_t *run, json_t *rep)
+{
+    const json_t *names = json_object_get(run, "peers"), *name;
+    json_t *peers;
+    size_t i;
+
+    if (json_array_size(names) == 0 || json_array_size(json_object_get(rep, "peers")) > 0)
+        return;
+    peers = json_array();
+    json_array_foreach(names, i, name)
+    {
+        if (json_is_string(name))
+            json_array_append_new(peers, peer_entry(c, json_string_value(name)));
+    }
+    json_object_set_new(rep, "peers", peers);
+}
+
 int cmd_report(const struct cli *c, int argc, char **argv)
 {
     int json = 0, r = parse_flags(argc, argv, report_help, NULL, &json), ret = CLI_EXIT_FAIL;
     struct http_response resp = {0};
     char target[64], *end, *text;
     json_t *root;
-    const json_t *rep;
+    json_t *rep;
     long long id;
 
     if (r >= 0)
@@ -143,6 +197,7 @@ int cmd_report(const struct cli *c, int argc, char **argv)
         fprintf(stderr, "perflog report: run %lld has no report yet (status %s)\n", id,
                 cli_json_str(root, "status") ? cli_json_str(root, "status") : "unknown");
     } else if (root) {
+        add_peers(c, root, rep);
         text = json ? json_dumps(rep, JSON_INDENT(2)) : run_report_text(rep);
         if (text) {
             fputs(text, stdout);

@@ -153,6 +153,32 @@ static void interfaces(FILE *f, const json_t *r)
     }
 }
 
+/* The run's processes, busiest first, at most PROCS_SHOWN of the report's list. */
+#define PROCS_SHOWN 8
+
+static void procs(FILE *f, const json_t *r)
+{
+    const json_t *list = json_object_get(r, "processes"), *p;
+    char a[32], b[32], c[32], d[32], e[32];
+    size_t i;
+
+    if (!json_array_size(list))
+        return;
+    fprintf(f, "  followed      %s processes; the busiest:\n",
+            num(cli_json_num(r, "processes_followed"), 0, a, sizeof(a)));
+    json_array_foreach(list, i, p)
+    {
+        if (i == PROCS_SHOWN)
+            break;
+        fprintf(f, "    %-22s read %s (storage %s), wrote %s (storage %s), cpu %s s\n",
+                str_or(p, "instance", "?"), bytes(cli_json_num(p, "io_read_bytes"), a, sizeof(a)),
+                bytes(cli_json_num(p, "storage_read_bytes"), b, sizeof(b)),
+                bytes(cli_json_num(p, "io_write_bytes"), c, sizeof(c)),
+                bytes(cli_json_num(p, "storage_write_bytes"), d, sizeof(d)),
+                num(cli_json_num(p, "cpu_s"), 2, e, sizeof(e)));
+    }
+}
+
 static void details(FILE *f, const json_t *r)
 {
     const json_t *tcp = json_object_get(r, "tcp"), *mem = json_object_get(r, "memory");
@@ -175,6 +201,7 @@ static void details(FILE *f, const json_t *r)
                 bytes(cli_json_num(proc, "storage_read_bytes"), b, sizeof(b)),
                 bytes(cli_json_num(proc, "io_write_bytes"), c, sizeof(c)),
                 bytes(cli_json_num(proc, "storage_write_bytes"), d, sizeof(d)));
+    procs(f, r);
     if (json_is_object(pay))
         fprintf(f,
                 "  payload       %s, %s files, write amplification %s, %s ms/file, %s "
@@ -209,6 +236,8 @@ static void render(FILE *f, const json_t *r, int depth)
 {
     head(f, r);
     summary(f, r);
+    if (depth == 0)
+        run_report_hosts(f, r);
     disks(f, r);
     interfaces(f, r);
     details(f, r);

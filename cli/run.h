@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The last 24 KiB of output go to the server: tool summaries are at the end, and the end request
  * (escaped JSON) must stay under the daemon's default max_body_bytes of 64 KiB. */
@@ -79,5 +80,24 @@ double run_latest_dirty(const json_t *latest);
  * left out. Returns a malloc'd string, or NULL when out of memory.
  */
 char *run_report_text(const json_t *report);
+
+/*
+ * The hosts of a run side by side, for a report whose "peers" holds the peers' reports (as
+ * `perflog run` and `perflog report` fill it): a column for the report's own host and one per
+ * peer, rows for disk read and write (+ tail), network bytes and packets each way without the
+ * loopback, retransmits, CPU, dirty data at exit and the measured throughput. Writes nothing
+ * without peers. A peer without a report shows "(no report)".
+ */
+void run_report_hosts(FILE *f, const json_t *report);
+
+/*
+ * A peer's run as perflog run stores it in the run's "peers": "SERVER/api/v1/runs/ID", the URL
+ * of that run. run_peer_url returns it malloc'd (a trailing '/' of server dropped), or NULL when
+ * out of memory. run_peer_split takes one apart: 0 with the server URL in server (cap bytes) and
+ * the id in *id, or -1 (server and *id untouched) when url does not end in /api/v1/runs/ID, as a
+ * plain server URL given by another client does not.
+ */
+char *run_peer_url(const char *server, long long id);
+int run_peer_split(const char *url, char *server, size_t cap, long long *id);
 
 #endif

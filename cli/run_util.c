@@ -314,3 +314,43 @@ char *run_live_line(const json_t *latest, long long id, double elapsed_s, char *
              pct(latest_value(latest, CPU_PFX "_Total" CPU_SFX), cpu, sizeof(cpu)), busy);
     return buf;
 }
+
+#define PEER_RUNS_PATH "/api/v1/runs/"
+
+char *run_peer_url(const char *server, long long id)
+{
+    size_t n = strlen(server), cap;
+    char *out;
+
+    while (n > 0 && server[n - 1] == '/')
+        n--;
+    cap = n + sizeof(PEER_RUNS_PATH) + 24;
+    out = malloc(cap);
+    if (out)
+        snprintf(out, cap, "%.*s" PEER_RUNS_PATH "%lld", (int)n, server, id);
+    return out;
+}
+
+int run_peer_split(const char *url, char *server, size_t cap, long long *id)
+{
+    const char *at = strstr(url, PEER_RUNS_PATH), *next, *digits, *p;
+    long long v = 0;
+
+    if (!at)
+        return -1;
+    /* the last occurrence: a server URL may have a path of its own */
+    while ((next = strstr(at + 1, PEER_RUNS_PATH)) != NULL)
+        at = next;
+    digits = at + strlen(PEER_RUNS_PATH);
+    for (p = digits; *p >= '0' && *p <= '9'; p++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    if (p == digits || *p || v <= 0 || at == url || (size_t)(at - url) >= cap)
+        return -1;
+    memcpy(server, url, (size_t)(at - url));
+    server[at - url] = '\0';
+    *id = v;
+    return 0;
+}

@@ -3,6 +3,7 @@
  */
 #include "api_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,10 +13,12 @@
 #include <time.h>
 
 /*
- * A route: an exact path, or one with a numeric "{id}" segment. `fn` answers GET (and HEAD, which
- * libmicrohttpd answers without the body) of an exact path from the query alone; `get`, `post`
- * and `del` see the request and the id. `allow` is the Allow header of a 405 ("GET, HEAD" when
- * NULL).
+ * A route: an exact path, one with a numeric "{id}" segment, or one ending in a "{name}" segment
+ * (a file name: letters, digits, '.', '_', '-', not starting with '.'). `fn` answers GET (and HEAD,
+ * which libmicrohttpd answers without the body) of an exact path from the query alone; `get`,
+ * `post` and `del` see the request and the id. `allow` is the Allow header of a 405 ("GET, HEAD"
+ * when NULL). `open` routes need no token even with auth_read: the dashboard's page and files
+ * hold no data, and the page must load to ask for the token.
  */
 struct route {
     const char *path;
@@ -24,6 +27,7 @@ struct route {
     api_request_fn get, post, del;
     const char *allow;
     api_id_handler_fn get_q; /* a GET of an {id} path that reads the query and the database */
+    int open;
 };
 
 static const char *const no_params[] = {NULL};
@@ -32,16 +36,17 @@ static const char *const latest_params[] = {"counter", NULL};
 static const char *const data_params[] = {"counter", "from", "to", "step", "agg", NULL};
 static const char *const export_params[] = {"counter", "from", "to", "format", "tz", "every", NULL};
 static const char *const run_export_params[] = {"counter", "format", "tz", "every", NULL};
+static const char *const asset_params[] = {"v", NULL}; /* the page's cache-busting version */
 
 static const struct route routes[] = {
-    {"/api/v1/health", api_health, no_params, NULL, NULL, NULL, NULL, NULL},
-    {"/api/v1/counters", api_counters, match_params, NULL, NULL, NULL, NULL, NULL},
-    {"/api/v1/data", api_data, data_params, NULL, NULL, NULL, NULL, NULL},
-    {"/api/v1/latest", api_latest, latest_params, NULL, NULL, NULL, NULL, NULL},
-    {"/api/v1/export", api_export, export_params, NULL, NULL, NULL, NULL, NULL},
-    {"/metrics", api_metrics, no_params, NULL, NULL, NULL, NULL, NULL},
-    {"/api/v1/runs", api_runs_list, no_params, NULL, api_runs_create, NULL, "GET, HEAD, POST",
-     NULL},
+    {"/api/v1/health", api_health, no_params, NULL, NULL, NULL, NULL, NULL, 0},
+    {"/api/v1/counters", api_counters, match_params, NULL, NULL, NULL, NULL, NULL, 0},
+    {"/api/v1/data", api_data, data_params, NULL, NULL, NULL, NULL, NULL, 0},
+    {"/api/v1/latest", api_latest, latest_params, NULL, NULL, NULL, NULL, NULL, 0},
+    {"/api/v1/export", api_export, export_params, NULL, NULL, NULL, NULL, NULL, 0},
+    {"/metrics", api_metrics, no_params, NULL, NULL, NULL, NULL, NULL, 0},
+    {"/api/v1/runs", api_runs_list, no_params, NULL, api_runs_create, NULL, "GET, HEAD, POST", NULL,
+     0},
     {.path = "/api/v1/runs/{id}",
      .params = no_params,
      .get = api_run_get,
@@ -49,18 +54,39 @@ static const struct route routes[] = {
      .allow = "GET, HEAD, DELETE"},
     {.path = "/api/v1/runs/{id}/end", .params = no_params, .post = api_run_end, .allow = "POST"},
     {.path = "/api/v1/runs/{id}/export", .params = run_export_params, .get_q = api_run_export},
+    {"/", api_dashboard_page, no_params, NULL, NULL, NULL, NULL, NULL, 1},
+    {.path = "/ui/{name}", .params = asset_params, .get = api_dashboard_file, .open = 1},
 };
+
+/* 1 when `s` is a file name of the "{name}" hole: [A-Za-z0-9._-]{1,64}, not starting with '.'
+ * (so neither "." nor ".." nor a hidden name). */
+static int route_name_ok(const char *s)
+{
+    size_t n = 0;
+
+    if (*s == '.')
+        return 0;
+    for (; s[n]; n++)
+        if (n == 64 || !(isalnum((unsigned char)s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-'))
+            return 0;
+    return n > 0;
+}
 
 /* 1 when `path` matches the route's pattern; *id gets the "{id}" segment (1..10^15, digits only,
  * no leading zero) or 0. */
 static int route_match(const char *pattern, const char *path, int64_t *id)
 {
     const char *hole = strstr(pattern, "{id}");
+    const char *name = strstr(pattern, "{name}");
     size_t pre;
     int64_t v = 0;
     int digits = 0;
 
     *id = 0;
+    if (name) {
+        pre = (size_t)(name - pattern);
+        return !strncmp(pattern, path, pre) && route_name_ok(path + pre);
+    }
     if (!hole)
         return !strcmp(pattern, path);
     pre = (size_t)(hole - pattern);
@@ -184,7 +210,8 @@ int api_handle(const struct api_env *env, struct reader *rd, const struct api_re
         return rc;
     }
     token = auth_of(env, &read_too);
-    if (needs_token(token, read_too, rq->method) && !api_auth_ok(rq->authorization, token))
+    if (!rt->open && needs_token(token, read_too, rq->method) &&
+        !api_auth_ok(rq->authorization, token))
         return api_error(out, 401, "unauthorized",
                          rq->authorization ? "wrong token"
                                            : "this server needs a token: send "

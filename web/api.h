@@ -40,6 +40,10 @@ struct api_response {
     void (*stream_free)(void *ctx);
     void *stream_ctx;
     char disposition[160]; /* Content-Disposition header, "" for none */
+    /* Cache-Control, static; NULL: "no-store" (every API answer is live data). The dashboard's
+     * files set their own. */
+    const char *cache_control;
+    const char *csp; /* Content-Security-Policy, static; NULL: none (only the page sets one) */
 };
 
 /* The daemon's counters, for health and /metrics. */

@@ -53,6 +53,13 @@ int api_run_end(const struct api_env *env, const struct api_request *rq, int64_t
 int api_run_delete(const struct api_env *env, const struct api_request *rq, int64_t id,
                    struct api_response *out);
 
+/* The web dashboard (dashboard.c): GET / (the page) and GET /ui/{name} (its scripts and styles),
+ * served from the copies embedded at build time. */
+int api_dashboard_page(const struct api_env *env, struct reader *rd, const struct query *q,
+                       struct api_response *out);
+int api_dashboard_file(const struct api_env *env, const struct api_request *rq, int64_t id,
+                       struct api_response *out);
+
 /* Parse from= and to= (defaults dflt_from and "now") into *from_ms, *to_ms, from <= to. Returns
  * 0, or 1 with a 400 answer in *out, or -ENOMEM. */
 int api_time_range(const struct api_env *env, const struct query *q, const char *dflt_from,

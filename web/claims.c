@@ -378,6 +378,43 @@ static long parse_fio(const char *text, size_t len, struct tool_claim *out)
     return found;
 }
 
+/*
+ * ---- smbclient put/get/mput/mget: "putting file A as \B (N kb/s) (average M kb/s)" ----
+ * smbclient (Samba's source3/client/client.c, do_put and do_get) prints bytes / (1.024 x ms): its
+ * "kb/s" (put) and "KiloBytes/sec" (get) are KiB/s. The average is the session's, every file's
+ * bytes over the sum of their transfer times (opening and closing the files is not in it), so the
+ * last line's average is the claim. It prints no total of bytes or time.
+ */
+static long parse_smbclient(const char *text, size_t len, struct tool_claim *out)
+{
+    static const char *const units[] = {" kb/s)", " KiloBytes/sec)"};
+    struct line l;
+    size_t pos = 0;
+    long found = -1;
+    char buf[4096];
+
+    while (next_line(text, len, &pos, &l)) {
+        const char *s = line_str(&l, buf, sizeof(buf)), *a = NULL, *p;
+        double avg;
+
+        if (strncmp(s, "putting file ", 13) != 0 && strncmp(s, "getting file ", 13) != 0)
+            continue;
+        /* the last "(average ": a file name may hold the words too */
+        for (p = strstr(s, "(average "); p; p = strstr(p + 1, "(average "))
+            a = p;
+        if (!a || !(p = parse_num(a + 9, 0, &avg)))
+            continue;
+        for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+            if (strcmp(p, units[u]) != 0)
+                continue;
+            claim_init(out, "smbclient");
+            out->claimed_bytes_per_s = avg * 1024.0;
+            found = (long)l.off;
+        }
+    }
+    return found;
+}
+
 /* ---- diskspd: the "total:" line of the "Total IO" table, "actual test time:" ---- */
 
 static long parse_diskspd(const char *text, size_t len, struct tool_claim *out)
@@ -418,7 +455,7 @@ static long parse_diskspd(const char *text, size_t len, struct tool_claim *out)
 }
 
 static long (*const parsers[])(const char *, size_t, struct tool_claim *) = {
-    parse_robocopy, parse_dd, parse_rsync, parse_fio, parse_diskspd,
+    parse_robocopy, parse_dd, parse_rsync, parse_fio, parse_diskspd, parse_smbclient,
 };
 
 int claims_parse(const char *text, size_t len, struct tool_claim *out)

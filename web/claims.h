@@ -1,7 +1,8 @@
 /*
  * claims.h - what a copy tool says it did, read from its output: robocopy's summary (`Speed :`,
  * `Bytes :`), dd's last line, rsync's --stats and its final line, fio's --output-format=json,
- * diskspd's text summary. A tool that prints nothing parseable has no claim. Pure.
+ * diskspd's text summary, smbclient's "(average N kb/s)". A tool that prints nothing parseable has
+ * no claim. Pure.
  */
 #ifndef PERFLOG_CLAIMS_H
 #define PERFLOG_CLAIMS_H
@@ -10,7 +11,7 @@
 #include <stdint.h>
 
 struct tool_claim {
-    char name[16];              /* "robocopy", "dd", "rsync", "fio", "diskspd" */
+    char name[16];              /* "robocopy", "dd", "rsync", "fio", "diskspd", "smbclient" */
     double claimed_bytes_per_s; /* < 0: the tool printed no speed */
     int64_t claimed_bytes;      /* < 0: no byte count */
     double claimed_seconds;     /* < 0: no duration */

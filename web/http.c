@@ -195,7 +195,12 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, struct api_response
     if (a->disposition[0])
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, a->disposition);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, a->content_type);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+                            a->cache_control ? a->cache_control : "no-store");
+    /* The browser must take every answer as its declared type: JSON and CSV are never scripts. */
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    if (a->csp)
+        MHD_add_response_header(r, "Content-Security-Policy", a->csp);
     if (a->allow)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, a->allow);
     if (close)

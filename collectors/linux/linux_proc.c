@@ -1,8 +1,9 @@
 /*
  * linux_proc.c - the process tracker of linux_proc.h.
  *
- * Duties, per collect while some root is given: list the pids of /proc (mark), read the stat of
- * every pid new since the last listing and forget those gone (sweep); decide which are followed (a
+ * Duties, per collect while some root is given: list the pids of /proc (mark) when a process was
+ * created since the last listing, read the stat of every pid new since then and forget those gone
+ * (sweep); decide which are followed (a
  * root, a process already followed under a root still given, or a child of a followed process);
  * read the followed ones through descriptors kept open; log each kind of failure once.
  */
@@ -47,6 +48,8 @@ struct proc_tracker {
     int *pids; /* this listing's pids, sorted */
     size_t npids, pids_cap;
     long clk_tck;
+    int loadavg_fd;     /* proc_dir/loadavg, for the newest pid; -1 until opened */
+    long long last_pid; /* the newest pid at the last listing; -1: list at the next collect */
     int warned_list, warned_io, warned_max, warned_fds;
     char buf[4096];
 };
@@ -85,7 +88,8 @@ struct proc_tracker *proc_tracker_new(const char *proc_dir)
 
     if (!t)
         return NULL;
-    t->dir_fd = -1;
+    t->dir_fd = t->loadavg_fd = -1;
+    t->last_pid = -1;
     t->clk_tck = sysconf(_SC_CLK_TCK);
     if (t->clk_tck <= 0)
         t->clk_tck = 100;
@@ -104,6 +108,8 @@ void proc_tracker_free(struct proc_tracker *t)
     forget_all(t);
     if (t->dir_fd >= 0)
         close(t->dir_fd);
+    if (t->loadavg_fd >= 0)
+        close(t->loadavg_fd);
     free(t->e);
     free(t->pids);
     free(t->proc_dir);
@@ -115,6 +121,9 @@ void proc_tracker_set_roots(struct proc_tracker *t, const struct collector_proc_
 {
     if (n > COLLECTOR_MAX_ROOTS)
         n = COLLECTOR_MAX_ROOTS;
+    /* A new root may be a process the last listing did not see: list again. */
+    if (n != t->nroots || (n && memcmp(t->roots, roots, n * sizeof(*roots)) != 0))
+        t->last_pid = -1;
     if (n)
         memcpy(t->roots, roots, n * sizeof(*roots));
     t->nroots = n;
@@ -337,14 +346,41 @@ static int read_entry(struct proc_tracker *t, struct pid_entry *e, int64_t boot_
     return 0;
 }
 
+/*
+ * The newest pid the kernel handed out (the last field of /proc/loadavg), or -1. When it has not
+ * changed since the last listing, no process was created since (in this pid namespace), so the
+ * listing would find no new child: listing /proc is the tracker's largest fixed cost.
+ */
+static long long newest_pid(struct proc_tracker *t)
+{
+    char buf[128], *sp;
+    ssize_t len;
+
+    if (t->dir_fd < 0 && (t->dir_fd = open(t->proc_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return -1;
+    if (t->loadavg_fd < 0 &&
+        (t->loadavg_fd = openat(t->dir_fd, "loadavg", O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    len = pread(t->loadavg_fd, buf, sizeof(buf) - 1, 0);
+    if (len <= 0)
+        return -1;
+    buf[len] = '\0';
+    sp = strrchr(buf, ' ');
+    return sp ? strtoll(sp + 1, NULL, 10) : -1;
+}
+
 int proc_tracker_collect(struct proc_tracker *t, int64_t wall_ms, int64_t boot_ms,
                          struct raw_object *out)
 {
     size_t rows = 0;
+    long long newest;
     int rc;
 
     if (!t->nroots)
         return 0;
+    newest = newest_pid(t);
+    if (newest >= 0 && newest == t->last_pid)
+        goto read; /* no process was created: the known entries are all there is */
     rc = list_pids(t);
     if (rc < 0) {
         if (rc == -ENOMEM)
@@ -356,6 +392,8 @@ int proc_tracker_collect(struct proc_tracker *t, int64_t wall_ms, int64_t boot_m
     t->warned_list = 0;
     if ((rc = sweep(t)) < 0)
         return rc;
+    t->last_pid = newest;
+read:
     for (size_t i = 0; i < t->n; i++)
         t->e[i].state = FS_UNKNOWN;
     for (size_t i = 0; i < t->n; i++) {

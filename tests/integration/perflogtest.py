@@ -67,7 +67,12 @@ def http_request(url, method="GET", body=None, headers=None, timeout=30):
 class Daemon:
     """A perflogd process on its own temporary directory and database."""
 
-    def __init__(self, config=None, args=(), db=None, workdir=None, env=None, preload=None):
+    def __init__(self, config=None, args=(), db=None, workdir=None, env=None, preload=None,
+                 netns=None, addr="127.0.0.1"):
+        # netns: run the daemon inside that network namespace (`ip netns exec NS`), listening on
+        # addr, an address of the namespace (the two-host tests of issue 4).
+        self.netns = netns
+        self.addr = addr
         self.dir = workdir or tempfile.mkdtemp(prefix="perflog-it-")
         self.db = db or os.path.join(self.dir, "perflog.db")
         self.log_path = os.path.join(self.dir, "perflogd.log")
@@ -82,7 +87,7 @@ class Daemon:
         self.port = None
         if "--listen" not in self.args and not (config and "listen" in config):
             self.port = free_port()
-            self.args += ["--listen", f"127.0.0.1:{self.port}"]
+            self.args += ["--listen", f"{addr}:{self.port}"]
         elif "--listen" in self.args:
             self.port = int(self.args[self.args.index("--listen") + 1].rsplit(":", 1)[1])
         elif config and "listen" in config:
@@ -94,6 +99,8 @@ class Daemon:
 
     def start(self, wait_ticks=1, timeout=15):
         cmd = [PERFLOGD, "--db", self.db]
+        if self.netns:
+            cmd = ["ip", "netns", "exec", self.netns] + cmd
         if self.config_path:
             cmd += ["--config", self.config_path]
         cmd += self.args
@@ -105,7 +112,7 @@ class Daemon:
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.addr}:{self.port}"
 
     def http(self, path, method="GET", body=None, headers=None, timeout=30):
         """One request with a real HTTP client; returns (status, headers, body bytes)."""

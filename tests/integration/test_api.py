@@ -171,7 +171,10 @@ def test_errors(d):
     check("GET" in hdr.get("Allow", ""), f"405 has an Allow header ({hdr.get('Allow')})")
     expect_error(d, "/api/v1/health", 405, "method_not_allowed", "DELETE /api/v1/health", method="DELETE")
     expect_error(d, "/api/v1/nothing", 404, "not_found")
-    expect_error(d, "/", 404, "not_found", "GET / (no dashboard yet)")
+    st, hdr, body = d.http("/")
+    check(st == 200 and hdr.get("Content-Type", "").startswith("text/html") and body.startswith(b"<!doctype html>"),
+          f"GET /: the dashboard page ({st}, {hdr.get('Content-Type')})")
+    expect_error(d, "/index.html", 404, "not_found", "GET /index.html (the page is /)")
     expect_error(d, "/api/v1/health?" + "a" * 9000, 414, "uri_too_long", "a 9000-byte URL")
     expect_error(d, "/api/v1/health", 413, "body_too_large", "a 70 KiB body", method="POST", body=b"x" * 70000)
     # a body that claims to be small but keeps coming (chunked, no Content-Length)

@@ -11,7 +11,8 @@ replaces 9931 in the command, and ` -o BODYFILE -w '%{http_code}'` is appended (
 
 Checked for each example: curl exits 0, the status is the block's `# expect:`, the body is JSON
 (the error shape, and its code when the block names one, for 4xx/5xx) or, for a 200 from /metrics,
-Prometheus text with `# TYPE perflog_` lines; the block is followed by its example response in a
+Prometheus text with `# TYPE perflog_` lines, or for a 200 from `/` or `/ui/...` the dashboard's
+HTML page or one of its files; the block is followed by its example response in a
 ```json or ```text block, and every ```json block of the page parses. The test fails when the page
 has no example, or when an endpoint of the route table in web/api.c has no example answering 200.
 """
@@ -33,7 +34,7 @@ BASE = "http://127.0.0.1:9931"
 TOKEN = "doc-token"
 # The route table of today; the test also reads web/api.c, so a new route needs an example too.
 KNOWN_ROUTES = ["/api/v1/health", "/api/v1/counters", "/api/v1/data", "/api/v1/latest", "/api/v1/export",
-                "/metrics"]
+                "/metrics", "/"]
 
 FENCE = re.compile(r"^```([A-Za-z0-9_+-]*)[ \t]*\n(.*?)^```[ \t]*$", re.M | re.S)
 EXPECT = re.compile(r"^#\s*expect:\s*(\d{3})(?:\s+([a-z_]+))?\s*$")
@@ -119,6 +120,13 @@ def run_example(ex, daemon, workdir, n):
         except UnicodeDecodeError:
             text = ""
         check("# TYPE perflog_" in text, f"{what}: Prometheus text with '# TYPE perflog_' ({len(body)} bytes)")
+        return
+    if (ex["path"] == "/" or ex["path"].startswith("/ui/")) and ex["expect"] == 200:
+        # the dashboard: its page is HTML, its files scripts and styles (never JSON)
+        if ex["path"] == "/":
+            check(body.startswith(b"<!doctype html>"), f"{what}: the dashboard's HTML page ({body[:60]!r})")
+        else:
+            check(len(body) > 0 and not body.lstrip().startswith(b"{"), f"{what}: a file of the dashboard ({body[:60]!r})")
         return
     csv_path = ex["path"] == "/api/v1/export" or (ex["path"].startswith("/api/v1/runs/")
                                                    and ex["path"].endswith("/export"))

@@ -83,6 +83,9 @@ def test_client_run(d, path):
           f"python3 read the {FILE_BYTES} B file, counted from zero though born mid-run ({got})")
     check(isinstance(py[0].get("cpu_s"), (int, float)) and py[0]["cpu_s"] >= 0,
           f"its CPU seconds are there ({py[0].get('cpu_s')})")
+    code, text, err = perflog(d, "report", str(rep["id"]))
+    check(code == 0 and "followed" in text and py[0]["instance"] in text,
+          f"perflog report lists the followed processes ({text[-400:]!r})")
     start = rep.get("start_utc")
     status, run = d.get_json(f"/api/v1/runs/{rep['id']}")
     t_from, t_to = run["start_ms"] - 1000, run["end_ms"] + 2000

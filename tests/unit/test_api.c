@@ -334,7 +334,7 @@ static void test_routing(struct live *live, struct reader *rd)
     struct api_response out;
 
     check_error(&env, rd, "GET", "/api/v1/nope", "", NULL, 404, "not_found", NULL, 0);
-    check_error(&env, rd, "GET", "/", "", NULL, 404, "not_found", NULL, 0);
+    check_error(&env, rd, "GET", "/index.html", "", NULL, 404, "not_found", NULL, 0);
     check_error(&env, rd, "GET", "/api/v1/health/", "", NULL, 404, "not_found", NULL, 0);
     check_error(&env, rd, "GET", "/API/V1/HEALTH", "", NULL, 404, "not_found", NULL, 0);
     /* Routing happens before the query is read. */

@@ -1,7 +1,7 @@
 /*
  * test_claims.c - claims_parse on captured tool outputs (tests/fixtures/claims/): robocopy and
- * diskspd from the seeds, dd and fio run on a Linux host, rsync --stats, locale variants, and
- * text that claims nothing.
+ * diskspd from the seeds, dd, fio and smbclient run on a Linux host, rsync --stats, locale
+ * variants, and text that claims nothing.
  */
 #include "claims.h"
 #include "testlib.h"
@@ -168,6 +168,30 @@ static void test_fio(void)
     CHECK_DBL(c.claimed_seconds, 2.0, 0);
 }
 
+static void test_smbclient(void)
+{
+    struct tool_claim c;
+
+    /* smbclient 4.17 put over SMB3: "kb/s" are KiB/s; no byte count or time printed */
+    CHECK_INT(parse_fixture("smbclient-put.txt", &c), 1);
+    CHECK_STR(c.name, "smbclient");
+    CHECK_DBL(c.claimed_bytes_per_s, 555389.8 * 1024.0, 1e-6);
+    CHECK_INT(c.claimed_bytes, -1);
+    CHECK_DBL(c.claimed_seconds, -1.0, 0);
+
+    /* mget: the session's average on the last line, "KiloBytes/sec" */
+    CHECK_INT(parse_fixture("smbclient-mget.txt", &c), 1);
+    CHECK_STR(c.name, "smbclient");
+    CHECK_DBL(c.claimed_bytes_per_s, 12000.0 * 1024.0, 1e-6);
+
+    /* a file named like the summary; a line cut before its unit claims nothing */
+    CHECK_INT(
+        parse_str("putting file a (average 1 kb/s) as \\b (2.0 kb/s) (average 3.0 kb/s)\n", &c), 1);
+    CHECK_DBL(c.claimed_bytes_per_s, 3.0 * 1024.0, 0);
+    CHECK_INT(parse_str("putting file a as \\b (2.0 kb/s) (average 3.0 k\n", &c), 0);
+    CHECK_INT(parse_str("copying file a (average 3.0 kb/s)\n", &c), 0);
+}
+
 static void test_diskspd(void)
 {
     struct tool_claim c;
@@ -220,6 +244,7 @@ int main(void)
     test_rsync();
     test_fio();
     test_diskspd();
+    test_smbclient();
     test_nothing();
     test_last_wins();
     return tl_done();

@@ -204,6 +204,21 @@ static const char report_text[] =
     "  dirty at exit 1.2 GiB; tail 6.0 s, 1.0 GiB written back after exit; on disk at exit 35%\n"
     "  busiest core  3: 72% (privileged 40%); all cores 20%\n"
     "\n"
+    "hosts side by side      this host                 http://b:9931\n"
+    "  host                  h1                        (no report)\n"
+    "  run                   12                        (no report)\n"
+    "  duration + tail       4.0 s + 6.0 s             (no report)\n"
+    "  disk read             256.0 MiB                 (no report)\n"
+    "  disk write + tail     0 B + 1.0 MiB             (no report)\n"
+    "  net tx                0 B                       (no report)\n"
+    "  net tx packets        0                         (no report)\n"
+    "  net rx                2.0 KiB                   (no report)\n"
+    "  net rx packets        20 (102 B/pkt)            (no report)\n"
+    "  tcp retransmits       1                         (no report)\n"
+    "  cpu avg (busiest)     20% (core 3: 72%)         (no report)\n"
+    "  dirty at exit         1.2 GiB                   (no report)\n"
+    "  measured throughput   64.0 MiB/s                (no report)\n"
+    "\n"
     "disks\n"
     "  vda        read 256.0 MiB (avg 64.0 MiB/s, peak 128.0 MiB/s)  write 0 B + tail 1.0 MiB "
     "(avg 0 B/s, peak -)  busy 88%\n"
@@ -240,6 +255,95 @@ static void test_report_text(void)
     json_decref(r);
 }
 
+/* A copy from a to b: the source's disk read and send next to the destination's receive and
+ * disk write, the loopback left out of the network rows. */
+static const char two_hosts_json[] =
+    "{\"id\": 4, \"host\": \"a\", \"status\": \"settled\", \"duration_s\": 2, \"tail_s\": 1,"
+    " \"disks\": [{\"instance\": \"vda\", \"read_bytes\": 268435456, \"write_bytes\": 0,"
+    "   \"tail_write_bytes\": 0}],"
+    " \"interfaces\": [{\"instance\": \"lo\", \"rx_bytes\": 5000, \"tx_bytes\": 5000,"
+    "   \"rx_packets\": 50, \"tx_packets\": 50},"
+    "  {\"instance\": \"eth0\", \"rx_bytes\": 660000, \"tx_bytes\": 270000000,"
+    "   \"rx_packets\": 10000, \"tx_packets\": 30000}],"
+    " \"tcp\": {\"retransmitted_segments\": 2},"
+    " \"cpu\": {\"avg_pct\": 30, \"busiest\": {\"instance\": \"1\", \"avg_pct\": 60}},"
+    " \"memory\": {\"dirty_bytes_at_end\": 0}, \"tool\": {\"measured_bytes_per_s\": 134217728},"
+    " \"peers\": [{\"url\": \"http://b:9931\", \"id\": 9, \"report\": {\"id\": 9, \"host\": \"b\","
+    "   \"status\": \"settled\", \"duration_s\": 2, \"tail_s\": 30,"
+    "   \"disks\": [{\"instance\": \"sda\", \"read_bytes\": 0, \"write_bytes\": 100000000,"
+    "     \"tail_write_bytes\": 168435456}],"
+    "   \"interfaces\": [{\"instance\": \"eth0\", \"rx_bytes\": 270000000, \"tx_bytes\": 660000,"
+    "     \"rx_packets\": 30000, \"tx_packets\": 10000}],"
+    "   \"tcp\": {\"retransmitted_segments\": 0}, \"memory\": {\"dirty_bytes_at_end\": "
+    "168435456}}}]}";
+
+static const char two_hosts_text[] =
+    "hosts side by side      this host                 http://b:9931\n"
+    "  host                  a                         b\n"
+    "  run                   4 (settled)               9 (settled)\n"
+    "  duration + tail       2.0 s + 1.0 s             2.0 s + 30.0 s\n"
+    "  disk read             256.0 MiB                 0 B\n"
+    "  disk write + tail     0 B + 0 B                 95.4 MiB + 160.6 MiB\n"
+    "  net tx                257.5 MiB                 644.5 KiB\n"
+    "  net tx packets        30000 (9000 B/pkt)        10000 (66 B/pkt)\n"
+    "  net rx                644.5 KiB                 257.5 MiB\n"
+    "  net rx packets        10000 (66 B/pkt)          30000 (9000 B/pkt)\n"
+    "  tcp retransmits       2                         0\n"
+    "  cpu avg (busiest)     30% (core 1: 60%)         - (core -: -)\n"
+    "  dirty at exit         0 B                       160.6 MiB\n"
+    "  measured throughput   128.0 MiB/s               -\n";
+
+static void test_report_hosts(void)
+{
+    json_t *r = load(two_hosts_json);
+    char *text = r ? run_report_text(r) : NULL;
+    const char *at = text ? strstr(text, "hosts side by side") : NULL;
+    size_t n = strlen(two_hosts_text);
+
+    CHECK(r != NULL);
+    CHECK(at != NULL && strncmp(at, two_hosts_text, n) == 0 && at[n] == '\n');
+    if (at && strncmp(at, two_hosts_text, n) != 0)
+        fprintf(stderr, "got:\n%s", at);
+    /* the table is the first host's only: the peer's own rendering below has none */
+    CHECK(at != NULL && strstr(at + 1, "hosts side by side") == NULL);
+    free(text);
+    json_decref(r);
+
+    /* no peers, no table */
+    r = load("{\"id\": 1, \"peers\": []}");
+    text = r ? run_report_text(r) : NULL;
+    CHECK(text != NULL && strstr(text, "side by side") == NULL);
+    free(text);
+    json_decref(r);
+}
+
+static void test_peer_url(void)
+{
+    char server[64], *u;
+    long long id = 0;
+
+    u = run_peer_url("http://b:9931/", 17);
+    CHECK_STR(u, "http://b:9931/api/v1/runs/17");
+    CHECK_INT(run_peer_split(u, server, sizeof(server), &id), 0);
+    CHECK_STR(server, "http://b:9931");
+    CHECK_INT(id, 17);
+    free(u);
+    CHECK_INT(run_peer_split("http://h/perflog/api/v1/runs/3", server, sizeof(server), &id), 0);
+    CHECK_STR(server, "http://h/perflog");
+    CHECK_INT(id, 3);
+    id = 99;
+    CHECK_INT(run_peer_split("http://b:9931", server, sizeof(server), &id), -1);
+    CHECK_INT(run_peer_split("http://b/api/v1/runs/", server, sizeof(server), &id), -1);
+    CHECK_INT(run_peer_split("http://b/api/v1/runs/1x", server, sizeof(server), &id), -1);
+    CHECK_INT(run_peer_split("http://b/api/v1/runs/0", server, sizeof(server), &id), -1);
+    CHECK_INT(run_peer_split("/api/v1/runs/5", server, sizeof(server), &id), -1);
+    CHECK_INT(
+        run_peer_split("http://b/api/v1/runs/99999999999999999999", server, sizeof(server), &id),
+        -1);
+    CHECK_INT(run_peer_split("http://a-rather-long-host-name/api/v1/runs/5", server, 8, &id), -1);
+    CHECK_INT(id, 99);
+}
+
 int main(void)
 {
     test_quote();
@@ -248,5 +352,7 @@ int main(void)
     test_io();
     test_live_line();
     test_report_text();
+    test_report_hosts();
+    test_peer_url();
     return tl_done();
 }

@@ -264,6 +264,59 @@ static void test_tracker(void)
     proc_tracker_free(t);
 }
 
+static void put_loadavg(const char *text)
+{
+    char path[PATH_MAX + 16];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/loadavg", root);
+    f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+        exit(2);
+}
+
+/* /proc is listed again only when /proc/loadavg's newest pid moved: no process was created
+ * otherwise, so the listing (the tracker's largest fixed cost) would find nothing new. */
+static void test_listing_skipped(void)
+{
+    struct collector_proc_root r = {.pid = 300, .since_wall_ms = 0};
+    struct proc_tracker *t;
+    struct raw_object o = {0};
+
+    proc(300, "rsync", 1, 0, 0, 5);
+    io(300, 1, 1, 1, 1);
+    put_loadavg("0.10 0.20 0.30 1/99 300\n");
+    t = proc_tracker_new(root);
+    proc_tracker_set_roots(t, &r, 1);
+    CHECK_INT(proc_tracker_collect(t, 0, 0, &o), 1);
+    proc(301, "rsync", 300, 0, 0, 6); /* not in a listing: loadavg still says 300 */
+    io(301, 1, 1, 1, 1);
+    o.n = 0;
+    CHECK_INT(proc_tracker_collect(t, 0, 0, &o), 1);
+    put_loadavg("0.10 0.20 0.30 2/99 301\n");
+    o.n = 0;
+    CHECK_INT(proc_tracker_collect(t, 0, 0, &o), 2);
+    CHECK(row_named(&o, "rsync:301") != NULL);
+    /* a new root forces a listing even when no pid was handed out */
+    proc(302, "dd", 1, 0, 0, 7);
+    io(302, 1, 1, 1, 1);
+    r.pid = 302;
+    proc_tracker_set_roots(t, &r, 1);
+    o.n = 0;
+    CHECK_INT(proc_tracker_collect(t, 0, 0, &o), 1);
+    CHECK(row_named(&o, "dd:302") != NULL);
+    free(o.rows);
+    proc_tracker_free(t);
+    gone(300);
+    gone(301);
+    gone(302);
+    {
+        char path[PATH_MAX + 16];
+        snprintf(path, sizeof(path), "%s/loadavg", root);
+        unlink(path);
+    }
+}
+
 /* The real /proc: this test process followed as a root, its child found, its I/O counted. */
 static void test_real_proc(void)
 {
@@ -313,6 +366,7 @@ int main(void)
     test_parse_stat();
     test_parse_io();
     test_tracker();
+    test_listing_skipped();
     test_real_proc();
     for (int pid = 1; pid < 300; pid++)
         gone(pid);

@@ -1,0 +1,135 @@
+// runs.js - the list of copy runs and the report of the selected one, with the numbers exactly as
+// GET /api/v1/runs/{id} gives them (only formatted: each value's element carries its key in the
+// report, data-key, so a reader, or a test, can tell which number is which).
+"use strict";
+var PL = window.PL || (window.PL = {});
+
+PL.runs = (function () {
+  var fmt = PL.fmt;
+  var selected = null; // the selected run's JSON (with its report)
+
+  // The report fields shown, in order: [label, key path in the report, kind].
+  var FIELDS = [
+    ["status", "status", "text"],
+    ["duration", "duration_s", "s"],
+    ["measured throughput", "tool.measured_bytes_per_s", "bytes/s"],
+    ["claimed throughput", "tool.claimed_bytes_per_s", "bytes/s"],
+    ["tool", "tool.name", "text"],
+    ["cache-served reads", "process.cache_served_read_pct", "%"],
+    ["dirty at exit", "memory.dirty_bytes_at_end", "bytes"],
+    ["settle tail", "tail_s", "s"],
+    ["written back in the tail", "memory.writeback_tail_bytes", "bytes"],
+    ["payload on disk at exit", "payload.on_disk_at_end_pct", "%"],
+    ["write amplification", "payload.write_amplification", "x"],
+    ["CPU average", "cpu.avg_pct", "%"],
+    ["busiest core", "cpu.busiest.instance", "text"],
+    ["busiest core average", "cpu.busiest.avg_pct", "%"],
+    ["busiest core kernel share", "cpu.busiest.privileged_pct", "%"],
+  ];
+  var DISK_COLS = [["device", "instance", "text"], ["written", "write_bytes", "bytes"],
+                   ["in the tail", "tail_write_bytes", "bytes"], ["avg write", "avg_write_bytes_per_s", "bytes/s"],
+                   ["peak write", "peak_write_bytes_per_s", "bytes/s"], ["read", "read_bytes", "bytes"],
+                   ["busy", "busy_pct", "%"]];
+
+  function get(obj, path) {
+    return path.split(".").reduce(function (o, k) { return o == null ? null : o[k]; }, obj);
+  }
+
+  function show(kind, v) {
+    if (v == null) return fmt.DASH;
+    if (kind === "text") return String(v);
+    if (kind === "s") return fmt.secs(v);
+    if (kind === "x") return fmt.known(v) ? (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) + " \u00d7" : fmt.DASH;
+    return fmt.value(kind, v);
+  }
+
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text != null) e.textContent = text;
+    return e;
+  }
+
+  function label(r) {
+    return "#" + r.id + " " + (r.label || r.command || "run");
+  }
+
+  function renderList(runs, onPick) {
+    var ul = document.getElementById("runs");
+    ul.textContent = "";
+    if (!runs.length) {
+      ul.appendChild(el("li", { "class": "empty" }, "No runs yet: start one with perflog run -- CMD"));
+      return;
+    }
+    runs.forEach(function (r) {
+      var li = el("li");
+      var b = el("button", { type: "button", "data-run-id": String(r.id), "class": "run-item" });
+      if (selected && selected.id === r.id) b.classList.add("active");
+      b.appendChild(el("span", { "class": "run-label" }, label(r)));
+      var dur = r.end_ms && r.start_ms ? fmt.secs((r.end_ms - r.start_ms) / 1000) : "\u2026";
+      b.appendChild(el("span", { "class": "run-meta" },
+        fmt.time(r.start_ms) + " \u00b7 " + dur + " \u00b7 " + r.status));
+      b.addEventListener("click", function () { onPick(r.id); });
+      li.appendChild(b);
+      ul.appendChild(li);
+    });
+  }
+
+  function renderReport(run) {
+    var box = document.getElementById("report");
+    var rep = run.report;
+    box.hidden = false;
+    box.dataset.runId = String(run.id);
+    document.getElementById("report-title").textContent = label(run);
+    var dl = document.getElementById("report-fields");
+    dl.textContent = "";
+    var tbl = document.getElementById("report-disks");
+    tbl.textContent = "";
+    if (!rep) {
+      dl.appendChild(el("dt", {}, "status"));
+      dl.appendChild(el("dd", { "data-key": "status" }, run.status));
+      dl.appendChild(el("dd", { "class": "wait" },
+        "The report is made when the run has settled (dirty and writeback data back to their level at the start)."));
+      return;
+    }
+    FIELDS.forEach(function (f) {
+      dl.appendChild(el("dt", {}, f[0]));
+      dl.appendChild(el("dd", { "data-key": f[1], "data-kind": f[2] }, show(f[2], get(rep, f[1]))));
+    });
+    var disks = rep.disks || [];
+    if (!disks.length) return;
+    var head = el("tr");
+    DISK_COLS.forEach(function (c) { head.appendChild(el("th", {}, c[0])); });
+    tbl.appendChild(head);
+    disks.forEach(function (d, i) {
+      var tr = el("tr");
+      DISK_COLS.forEach(function (c) {
+        tr.appendChild(el("td", { "data-key": "disks." + i + "." + c[1], "data-kind": c[2] }, show(c[2], d[c[1]])));
+      });
+      tbl.appendChild(tr);
+    });
+  }
+
+  // The windows to shade: the run [start, end] and its tail [end, settled]; an open end is now.
+  function windows(run, nowMs) {
+    var end = run.end_ms != null ? run.end_ms : nowMs;
+    var settled = run.settled_ms != null ? run.settled_ms : (run.end_ms != null ? nowMs : null);
+    return { run: [run.start_ms, end], tail: settled != null && settled > end ? [end, settled] : null };
+  }
+
+  function setSelected(run) {
+    selected = run;
+    document.querySelectorAll("#runs .run-item").forEach(function (b) {
+      b.classList.toggle("active", !!run && b.dataset.runId === String(run.id));
+    });
+    if (!run) document.getElementById("report").hidden = true;
+  }
+
+  return {
+    list: async function () { return (await PL.api.json("/api/v1/runs")).runs; },
+    get: async function (id) { return PL.api.json("/api/v1/runs/" + id); },
+    renderList: renderList, renderReport: renderReport, windows: windows,
+    setSelected: setSelected, selected: function () { return selected; },
+    final: function (run) { return run.report != null && run.status !== "running" && run.status !== "ending"; },
+  };
+})();
