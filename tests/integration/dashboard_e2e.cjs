@@ -256,7 +256,8 @@ async function dayView(page) {
 async function makeRun() {
   const file = path.join(cfg.workdir, "dashboard-e2e.bin");
   const made = await api("/api/v1/runs", { method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ label: "dd e2e", command: `dd of=${file}`, payload_bytes: 64 << 20, files: 1, settle_timeout_s: 60 }) });
+    body: JSON.stringify({ label: "dd e2e", command: `dd of=${file}`, pid: process.pid, payload_bytes: 64 << 20,
+      files: 1, settle_timeout_s: 60 }) });
   if (!check(made.status === 201, `POST /api/v1/runs: 201 (${made.status} ${made.text.slice(0, 120)})`)) return null;
   await sleep(1200);
   const dd = spawnSync("dd", ["if=/dev/zero", `of=${file}`, "bs=1M", "count=64"], { encoding: "utf8" });
@@ -323,6 +324,9 @@ async function runView(page, run) {
   for (const k of ["tool.measured_bytes_per_s", "tool.claimed_bytes_per_s", "process.cache_served_read_pct",
                    "memory.dirty_bytes_at_end", "tail_s", "cpu.busiest.instance", "cpu.busiest.avg_pct"])
     check(keys.includes(k), `the report shows ${k}`);
+  // the run followed this node process (and dd, its child): its processes are listed
+  check(keys.includes("processes.0.instance") && keys.includes("processes.0.io_write_bytes"),
+        `the report lists the run's processes (${(rep.processes || []).map((p) => p.instance).join(", ")})`);
   let bad = 0;
   for (const s of shown) {
     const want = s.key === "status" ? fresh.json.status : valueAt(rep, s.key);

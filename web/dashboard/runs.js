@@ -30,6 +30,11 @@ PL.runs = (function () {
                    ["in the tail", "tail_write_bytes", "bytes"], ["avg write", "avg_write_bytes_per_s", "bytes/s"],
                    ["peak write", "peak_write_bytes_per_s", "bytes/s"], ["read", "read_bytes", "bytes"],
                    ["busy", "busy_pct", "%"]];
+  // The run's own processes (the report lists the busiest first); at most PROCS_SHOWN rows.
+  var PROC_COLS = [["process", "instance", "text"], ["read", "io_read_bytes", "bytes"],
+                   ["from storage", "storage_read_bytes", "bytes"], ["written", "io_write_bytes", "bytes"],
+                   ["CPU", "cpu_s", "s"]];
+  var PROCS_SHOWN = 8;
 
   function get(obj, path) {
     return path.split(".").reduce(function (o, k) { return o == null ? null : o[k]; }, obj);
@@ -85,6 +90,8 @@ PL.runs = (function () {
     dl.textContent = "";
     var tbl = document.getElementById("report-disks");
     tbl.textContent = "";
+    var ptbl = document.getElementById("report-procs");
+    ptbl.textContent = "";
     if (!rep) {
       dl.appendChild(el("dt", {}, "status"));
       dl.appendChild(el("dd", { "data-key": "status" }, run.status));
@@ -96,15 +103,22 @@ PL.runs = (function () {
       dl.appendChild(el("dt", {}, f[0]));
       dl.appendChild(el("dd", { "data-key": f[1], "data-kind": f[2] }, show(f[2], get(rep, f[1]))));
     });
-    var disks = rep.disks || [];
-    if (!disks.length) return;
+    table(tbl, DISK_COLS, "disks", rep.disks || []);
+    table(ptbl, PROC_COLS, "processes", (rep.processes || []).slice(0, PROCS_SHOWN));
+    if (rep.processes_followed > PROCS_SHOWN)
+      ptbl.appendChild(el("caption", {}, PROCS_SHOWN + " busiest of " + rep.processes_followed + " processes"));
+  }
+
+  // One row per item of the report's array `key`, one cell per column.
+  function table(tbl, cols, key, items) {
+    if (!items.length) return;
     var head = el("tr");
-    DISK_COLS.forEach(function (c) { head.appendChild(el("th", {}, c[0])); });
+    cols.forEach(function (c) { head.appendChild(el("th", {}, c[0])); });
     tbl.appendChild(head);
-    disks.forEach(function (d, i) {
+    items.forEach(function (d, i) {
       var tr = el("tr");
-      DISK_COLS.forEach(function (c) {
-        tr.appendChild(el("td", { "data-key": "disks." + i + "." + c[1], "data-kind": c[2] }, show(c[2], d[c[1]])));
+      cols.forEach(function (c) {
+        tr.appendChild(el("td", { "data-key": key + "." + i + "." + c[1], "data-kind": c[2] }, show(c[2], d[c[1]])));
       });
       tbl.appendChild(tr);
     });
