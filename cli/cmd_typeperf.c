@@ -12,6 +12,7 @@
  * SIGINT/SIGTERM finish the current line and exit 0, like Ctrl-C in typeperf.
  */
 #include "cli.h"
+#include "cli_os.h"
 #include "csv.h"
 #include "typeperf.h"
 
@@ -290,13 +291,7 @@ static int emit(FILE *out, const char *name, struct sbuf *b)
 
 static void install_signals(void)
 {
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal; /* no SA_RESTART: a sleep ends at once */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_catch_interrupt(on_signal);
 }
 
 /* The rows, until -sc or a signal. */

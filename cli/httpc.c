@@ -9,18 +9,15 @@
  */
 #include "httpc.h"
 
+#include "netio.h"
 #include "sbuf.h"
 
 #include <errno.h>
-#include <netdb.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #define READ_CHUNK     65536
 #define CHUNK_OVERHEAD 8192 /* raw chunked bytes held beyond the decoded body */
@@ -43,55 +40,6 @@ struct reader {
     uint64_t delivered; /* body bytes handed to the sink so far */
 };
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Wait for `events` on fd for at most timeout_ms. Returns 1 when ready, 0 on timeout, -errno. */
-static int wait_fd(int fd, short events, int timeout_ms)
-{
-    int64_t deadline = mono_ms() + timeout_ms;
-    struct pollfd p = {.fd = fd, .events = events};
-
-    for (;;) {
-        int64_t left = deadline - mono_ms();
-        int r = poll(&p, 1, left > 0 ? (int)left : 0);
-        if (r >= 0)
-            return r;
-        if (errno != EINTR)
-            return -errno;
-    }
-}
-
-/* Returns a connected non-blocking socket, or -errno. */
-static int connect_one(const struct addrinfo *ai, int timeout_ms)
-{
-    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-    int soerr = 0, r;
-    socklen_t slen = sizeof(soerr);
-
-    if (fd < 0)
-        return -errno;
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-        return fd;
-    r = errno == EINPROGRESS ? wait_fd(fd, POLLOUT, timeout_ms) : -errno;
-    if (r == 0)
-        r = -ETIMEDOUT;
-    else if (r > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &slen) < 0)
-        r = -errno;
-    else if (r > 0 && soerr)
-        r = -soerr;
-    if (r <= 0) {
-        close(fd);
-        return r;
-    }
-    return fd;
-}
-
 /* Try every address of the host in turn; returns a socket or a negative enum httpc_error. */
 static int connect_any(const struct http_url *u, int timeout_ms, char *err, size_t errlen)
 {
@@ -102,14 +50,18 @@ static int connect_any(const struct http_url *u, int timeout_ms, char *err, size
     hints.ai_flags = AI_NUMERICSERV | (u->ipv6 ? AI_NUMERICHOST : 0);
     snprintf(port, sizeof(port), "%d", u->port);
     httpc_url_origin(u, origin, sizeof(origin));
+    r = netio_init();
+    if (r < 0) {
+        httpc_set_err(err, errlen, "cannot start the socket library: %s", strerror(-r));
+        return HTTPC_ECONNECT;
+    }
     r = getaddrinfo(u->host, port, &hints, &res);
     if (r != 0) {
-        httpc_set_err(err, errlen, "cannot resolve the host of %s: %s", origin,
-                      r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+        httpc_set_err(err, errlen, "cannot resolve the host of %s: %s", origin, netio_gai_error(r));
         return HTTPC_ERESOLVE;
     }
     for (ai = res; ai; ai = ai->ai_next) {
-        fd = connect_one(ai, timeout_ms);
+        fd = netio_connect(ai, timeout_ms);
         if (fd >= 0)
             break;
     }
@@ -124,17 +76,17 @@ static int connect_any(const struct http_url *u, int timeout_ms, char *err, size
 static int send_all(int fd, const char *p, size_t n, int timeout_ms, char *err, size_t errlen)
 {
     while (n > 0) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        long w = netio_send(fd, p, n);
         if (w > 0) {
             p += w;
             n -= (size_t)w;
             continue;
         }
-        if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            httpc_set_err(err, errlen, "cannot send the request: %s", strerror(errno));
+        if (w < 0 && w != -EAGAIN && w != -EINTR) {
+            httpc_set_err(err, errlen, "cannot send the request: %s", strerror((int)-w));
             return HTTPC_EIO;
         }
-        if (wait_fd(fd, POLLOUT, timeout_ms) <= 0) {
+        if (netio_wait(fd, 1, timeout_ms) <= 0) {
             httpc_set_err(err, errlen, "cannot send the request: timed out after %d ms",
                           timeout_ms);
             return HTTPC_ETIMEOUT;
@@ -341,23 +293,22 @@ static int at_eof(const struct reader *r, char *why, size_t whylen)
 static int read_response(int fd, struct reader *r, int timeout_ms, char *why, size_t whylen)
 {
     for (;;) {
-        ssize_t n;
+        long n;
         int w = reader_reserve(r, why, whylen);
 
         if (w < 0)
             return w;
-        w = wait_fd(fd, POLLIN, timeout_ms);
+        w = netio_wait(fd, 0, timeout_ms);
         if (w == 0) {
             httpc_set_err(why, whylen, "no %s from the server within %d ms",
                           r->len ? "further data" : "answer", timeout_ms);
             return HTTPC_ETIMEOUT;
         }
-        n = w < 0 ? -1 : recv(fd, r->buf + r->len, r->cap - r->len - 1, 0);
-        if (n < 0 && w > 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+        n = w < 0 ? w : netio_recv(fd, r->buf + r->len, r->cap - r->len - 1);
+        if (n < 0 && w > 0 && (n == -EINTR || n == -EAGAIN))
             continue;
         if (n < 0) {
-            httpc_set_err(why, whylen, "cannot read the response: %s",
-                          strerror(w < 0 ? -w : errno));
+            httpc_set_err(why, whylen, "cannot read the response: %s", strerror((int)-n));
             return HTTPC_EIO;
         }
         if (n == 0)
@@ -432,7 +383,7 @@ static int request(const struct http_url *u, const struct http_request *req, htt
     else if (fd >= 0)
         httpc_set_err(err, errlen, "%s: %s", httpc_url_origin(u, origin, sizeof(origin)), why);
     if (fd >= 0)
-        close(fd);
+        netio_close(fd);
     free(head);
     free(r.buf);
     return ret;

@@ -11,6 +11,8 @@
 #ifndef PERFLOG_HTTPC_H
 #define PERFLOG_HTTPC_H
 
+#include "printf_attr.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -141,7 +143,6 @@ void httpc_response_free(struct http_response *r);
 
 /* printf into err (errlen bytes, terminated) when err is not NULL; the client's one way to word
  * an error. */
-void httpc_set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void httpc_set_err(char *err, size_t errlen, const char *fmt, ...) PERFLOG_PRINTF(3, 4);
 
 #endif

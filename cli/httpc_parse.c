@@ -3,8 +3,8 @@
  * the chunked transfer coding (RFC 9112 sections 4, 5 and 7.1). No I/O; see httpc.h.
  */
 #include "httpc.h"
+#include "sock.h"
 
-#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

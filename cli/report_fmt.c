@@ -4,6 +4,7 @@
  * and `perflog report ID` print the same thing. Pure: JSON in, text out.
  */
 #include "cli.h"
+#include "cli_os.h"
 #include "run.h"
 
 #include <math.h>
@@ -246,16 +247,11 @@ static void render(FILE *f, const json_t *r, int depth)
 
 char *run_report_text(const json_t *report)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
+    struct cli_memfile m;
+    FILE *f = cli_memfile_open(&m);
 
     if (!f)
         return NULL;
     render(f, report, 0);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
+    return cli_memfile_close(&m);
 }

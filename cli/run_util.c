@@ -27,6 +27,15 @@ static int word_is_safe(const char *w)
     return 1;
 }
 
+/* Copy s to p; returns the end of the copy (stpcpy, which not every C library has). */
+static char *copy_end(char *p, const char *s)
+{
+    size_t n = strlen(s);
+
+    memcpy(p, s, n + 1);
+    return p + n;
+}
+
 char *run_shell_quote(int argc, char *const *argv)
 {
     size_t need = 1;
@@ -44,13 +53,13 @@ char *run_shell_quote(int argc, char *const *argv)
         if (i)
             *p++ = ' ';
         if (word_is_safe(w)) {
-            p = stpcpy(p, w);
+            p = copy_end(p, w);
             continue;
         }
         *p++ = '\'';
         for (; *w; w++) {
             if (*w == '\'')
-                p = stpcpy(p, "'\\''");
+                p = copy_end(p, "'\\''");
             else
                 *p++ = *w;
         }

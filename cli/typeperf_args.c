@@ -1,6 +1,7 @@
 /*
  * typeperf_args.c - the pure parts of `perflog typeperf`; see typeperf.h.
  */
+#include "printf_attr.h"
 #include "typeperf.h"
 
 #include <errno.h>
@@ -13,8 +14,7 @@
 #define MAX_INTERVAL_S 86400
 #define CF_MAX_BYTES   (16 << 20)
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...) PERFLOG_PRINTF(3, 4);
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {

@@ -26,6 +26,10 @@ struct collector_config {
     size_t n_net_include;
     const char *net_exclude[COLLECTOR_MAX_GLOBS];
     size_t n_net_exclude;
+    /* Extra counter paths to log, as typeperf -cf lists them ("\\LogicalDisk(C:)\\% Free Space").
+     * PDH paths: the Windows collector reads them; the Linux one has no use for them. */
+    const char *pdh_counters[COLLECTOR_MAX_GLOBS];
+    size_t n_pdh_counters;
 };
 
 struct collector;
@@ -59,6 +63,10 @@ struct collector_proc_root {
  * thread-safe: call it from the thread that collects, between collects.
  */
 void collector_follow(struct collector *c, const struct collector_proc_root *roots, size_t n);
+
+/* The unit of the Processor object's cumulative fields, in ticks per second: USER_HZ on Linux,
+ * 10^7 on Windows, where PDH counts processor time in 100 ns units. Thread-safe. */
+long collector_cpu_ticks_per_s(void);
 
 /* 1 when `name` passes the include/exclude globs (exclude wins). Pure. */
 int collector_name_selected(const char *name, const char *const *include, size_t n_include,

@@ -2,13 +2,12 @@
  * glob.c - include/exclude selection of devices and interfaces, shared by every platform.
  */
 #include "collector.h"
-
-#include <fnmatch.h>
+#include "glob_match.h"
 
 static int any_match(const char *name, const char *const *globs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (fnmatch(globs[i], name, 0) == 0)
+        if (glob_match(globs[i], name))
             return 1;
     return 0;
 }

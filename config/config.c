@@ -65,7 +65,8 @@ void cfg_defaults(struct cfg *c)
     c->max_db_bytes = 4294967296LL;
 }
 
-/* The four glob lists of c, for code that treats them alike. */
+/* The string lists of c (four globs lists, then the PDH paths), for code that treats them alike. */
+#define CFG_NLISTS 5
 static char **glob_list(struct cfg *c, int i, size_t **count)
 {
     switch (i) {
@@ -78,9 +79,12 @@ static char **glob_list(struct cfg *c, int i, size_t **count)
     case 2:
         *count = &c->n_net_include;
         return c->net_include;
-    default:
+    case 3:
         *count = &c->n_net_exclude;
         return c->net_exclude;
+    default:
+        *count = &c->n_pdh_counters;
+        return c->pdh_counters;
     }
 }
 
@@ -88,7 +92,7 @@ void cfg_release(struct cfg *c)
 {
     if (!c)
         return;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < CFG_NLISTS; i++) {
         size_t *count;
         char **list = glob_list(c, i, &count);
 
@@ -102,16 +106,16 @@ void cfg_release(struct cfg *c)
 /* Deep copy: dst owns its own glob strings. On failure dst holds nothing to release. */
 static int cfg_copy(struct cfg *dst, const struct cfg *src)
 {
-    size_t want[4], *count;
+    size_t want[CFG_NLISTS], *count;
     char **list;
 
     *dst = *src; /* dst's lists point at src's strings until each is replaced by a copy */
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < CFG_NLISTS; i++) {
         glob_list(dst, i, &count);
         want[i] = *count;
         *count = 0; /* grows with each copy, so a release frees copies only */
     }
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < CFG_NLISTS; i++) {
         list = glob_list(dst, i, &count);
         for (size_t k = 0; k < want[i]; k++) {
             list[k] = glob_is_static(list[k]) ? list[k] : strdup(list[k]);
@@ -293,7 +297,7 @@ static int read_file(const char *path, char **out, size_t *len, char *err, size_
     FILE *f = fopen(path, "rb");
 
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror_r(errno, eb, sizeof(eb)));
+        snprintf(err, errlen, "%s: cannot open: %s", path, log_strerror(errno, eb, sizeof(eb)));
         return -1;
     }
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -309,7 +313,7 @@ static int read_file(const char *path, char **out, size_t *len, char *err, size_
     n = fread(buf, 1, CFG_FILE_MAX + 1, f);
     if (ferror(f)) {
         snprintf(err, errlen, "%s: cannot read: %s", path,
-                 strerror_r(errno ? errno : EIO, eb, sizeof(eb)));
+                 log_strerror(errno ? errno : EIO, eb, sizeof(eb)));
         goto out;
     }
     if (n > CFG_FILE_MAX) {
@@ -373,4 +377,7 @@ void cfg_collector_config(const struct cfg *c, struct collector_config *out)
     for (size_t i = 0; i < c->n_net_exclude; i++)
         out->net_exclude[i] = c->net_exclude[i];
     out->n_net_exclude = c->n_net_exclude;
+    for (size_t i = 0; i < c->n_pdh_counters; i++)
+        out->pdh_counters[i] = c->pdh_counters[i];
+    out->n_pdh_counters = c->n_pdh_counters;
 }

@@ -35,6 +35,8 @@ struct cfg {
     size_t n_net_include;
     char *net_exclude[CFG_MAX_GLOBS];
     size_t n_net_exclude;
+    char *pdh_counters[CFG_MAX_GLOBS]; /* "pdh_counters": extra PDH counter paths, Windows only */
+    size_t n_pdh_counters;
     /* "retention": days kept per tier, 1..36500, raw <= minute <= hour; defaults 7, 90, 1825 */
     int raw_days, minute_days, hour_days;
     int64_t commit_interval_ms; /* default 1000, range 0..2000 (0 = commit every tick) */

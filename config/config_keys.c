@@ -27,6 +27,7 @@ enum key_type {
     KEY_TOKEN,
     KEY_BOOL,
     KEY_GLOBS,
+    KEY_PDH_PATHS, /* a list like KEY_GLOBS, of PDH counter paths */
     KEY_OBJECT
 };
 
@@ -77,6 +78,10 @@ static const struct key_def top_keys[] = {
     {.name = "root", .type = KEY_PATH, FIELD(root)},
     {.name = "disks", .type = KEY_OBJECT, .sub = disk_keys},
     {.name = "interfaces", .type = KEY_OBJECT, .sub = net_keys},
+    {.name = "pdh_counters",
+     .type = KEY_PDH_PATHS,
+     FIELD(pdh_counters),
+     .count_offset = offsetof(struct cfg, n_pdh_counters)},
     {.name = "retention", .type = KEY_OBJECT, .sub = retention_keys},
     INT_KEY("commit_interval_ms", commit_interval_ms, 0, 2000),
     INT_KEY("max_held_ticks", max_held_ticks, 10, 1000000),
@@ -105,7 +110,7 @@ struct value {
 };
 
 static int src_vformat(const struct cfg_src *s, int line, int col, const char *key, const char *fmt,
-                       va_list ap) __attribute__((format(printf, 5, 0)));
+                       va_list ap) PERFLOG_PRINTF(5, 0);
 
 static int src_vformat(const struct cfg_src *s, int line, int col, const char *key, const char *fmt,
                        va_list ap)
@@ -408,6 +413,7 @@ static int set_scalar(const struct key_def *k, const struct value *v, struct cfg
     case KEY_BOOL:
         return set_bool(k, v, c, msg, cap);
     case KEY_GLOBS:
+    case KEY_PDH_PATHS:
     case KEY_OBJECT:
         break;
     }
@@ -471,6 +477,26 @@ static const char *glob_problem(const char *g, size_t n)
     return NULL;
 }
 
+/* Why PDH counter path p (n bytes) cannot be right, or NULL: "\\Object(Instance)\\Counter" or
+ * "\\Object\\Counter", optionally behind "\\\\MACHINE" (PDH, "Specifying a Counter Path"). PDH
+ * itself says whether the object and counter exist, on the machine, at start. */
+static const char *pdh_path_problem(const char *p, size_t n)
+{
+    const char *last;
+
+    if (n == 0 || n > CFG_GLOB_MAX)
+        return "a PDH counter path is 1 to 255 bytes long";
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+            return "a PDH counter path must not contain control characters";
+    if (p[0] != '\\')
+        return "a PDH counter path starts with '\\' (\\Object(Instance)\\Counter)";
+    last = strrchr(p, '\\');
+    if (last == p || last[1] == '\0')
+        return "a PDH counter path has an object and a counter (\\Object(Instance)\\Counter)";
+    return NULL;
+}
+
 static int apply_globs(const struct cfg_src *s, const struct key_def *k, const json_t *arr,
                        const char **path, size_t depth, struct cfg *c)
 {
@@ -478,16 +504,18 @@ static int apply_globs(const struct cfg_src *s, const struct key_def *k, const j
     size_t *count = (size_t *)(void *)((char *)c + k->count_offset);
     char *fresh[CFG_MAX_GLOBS], idx[24], got[GOT_MAX];
     size_t n = json_array_size(arr), i;
+    const char *what = k->type == KEY_PDH_PATHS ? "counter path" : "glob";
 
     if (!json_is_array(arr)) {
         describe_json(arr, got, sizeof(got));
-        return cfg_src_error(s, path, depth, 1, "expected an array of glob strings, got %s", got);
+        return cfg_src_error(s, path, depth, 1, "expected an array of %s strings, got %s", what,
+                             got);
     }
     path[depth] = idx;
     if (n > CFG_MAX_GLOBS) {
         snprintf(idx, sizeof(idx), "[%d]", CFG_MAX_GLOBS);
         return cfg_src_error(s, path, depth + 1, 1,
-                             "too many globs: a list holds at most %d, this one has %zu",
+                             "too many %ss: a list holds at most %d, this one has %zu", what,
                              CFG_MAX_GLOBS, n);
     }
     for (i = 0; i < n; i++) {
@@ -497,7 +525,13 @@ static int apply_globs(const struct cfg_src *s, const struct key_def *k, const j
         snprintf(idx, sizeof(idx), "[%zu]", i);
         describe_json(g, got, sizeof(got));
         if (!json_is_string(g))
-            return cfg_src_error(s, path, depth + 1, 1, "expected a glob string, got %s", got);
+            return cfg_src_error(s, path, depth + 1, 1, "expected a %s string, got %s", what, got);
+        if (k->type == KEY_PDH_PATHS) {
+            why = pdh_path_problem(json_string_value(g), json_string_length(g));
+            if (why)
+                return cfg_src_error(s, path, depth + 1, 1, "bad counter path %s: %s", got, why);
+            continue;
+        }
         why = glob_problem(json_string_value(g), json_string_length(g));
         if (why)
             return cfg_src_error(s, path, depth + 1, 1, "bad glob %s: %s", got, why);
@@ -617,7 +651,7 @@ static int apply_object(const struct cfg_src *s, const struct key_def *defs, con
         path[depth] = name;
         if (!k)
             return unknown_key(s, defs, path, depth + 1);
-        if (k->type == KEY_GLOBS) {
+        if (k->type == KEY_GLOBS || k->type == KEY_PDH_PATHS) {
             if (apply_globs(s, k, v, path, depth + 1, c))
                 return -1;
         } else if (k->type == KEY_OBJECT) {

@@ -7,6 +7,7 @@
 #define PERFLOG_CONFIG_KEYS_H
 
 #include "config.h"
+#include "printf_attr.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -27,14 +28,14 @@ struct cfg_src {
  * (LINE 0 leaves the position out) or "ORIGIN: " for the command line.
  */
 int cfg_src_error_at(const struct cfg_src *s, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    PERFLOG_PRINTF(4, 5);
 
 /*
  * The same, positioned at the member `path` (or its nearest ancestor found in the text) and, when
  * with_key is set, naming it: "NAME:L:C: key 'retention.raw_days': ...".
  */
 int cfg_src_error(const struct cfg_src *s, const char *const *path, size_t depth, int with_key,
-                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+                  const char *fmt, ...) PERFLOG_PRINTF(5, 6);
 
 /* "retention.raw_days", "disks.exclude[3]"; control bytes shown as '?'. */
 void cfg_path_format(const char *const *path, size_t depth, char *out, size_t cap);

@@ -14,6 +14,7 @@
 
 static _Atomic int log_level = LOG_LVL_INFO;
 static _Atomic int log_fd = STDERR_FILENO;
+static void (*_Atomic log_sink)(enum log_level lvl, const char *msg);
 
 static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
@@ -30,6 +31,11 @@ enum log_level log_get_level(void)
 void log_set_fd(int fd)
 {
     atomic_store(&log_fd, fd < 0 ? STDERR_FILENO : fd);
+}
+
+void log_set_sink(void (*fn)(enum log_level lvl, const char *msg))
+{
+    atomic_store(&log_sink, fn);
 }
 
 const char *log_level_name(enum log_level lvl)
@@ -56,8 +62,9 @@ static void log_emit(enum log_level lvl, int errnum, const char *fmt, va_list ap
     char line[1024];
     struct timespec ts;
     struct tm tm;
-    size_t len;
+    size_t len, msg_start;
     int n;
+    void (*sink)(enum log_level, const char *);
 
     if ((int)lvl > atomic_load(&log_level))
         return;
@@ -68,17 +75,24 @@ static void log_emit(enum log_level lvl, int errnum, const char *fmt, va_list ap
                  level_names[lvl]);
     if (n > 0)
         len += (size_t)n;
+    msg_start = len;
     n = vsnprintf(line + len, sizeof(line) - len, fmt, ap);
     if (n > 0)
         len = len + (size_t)n < sizeof(line) ? len + (size_t)n : sizeof(line) - 1;
     if (errnum && len < sizeof(line) - 1) {
         char eb[128];
-        n = snprintf(line + len, sizeof(line) - len, ": %s", strerror_r(errnum, eb, sizeof(eb)));
+        n = snprintf(line + len, sizeof(line) - len, ": %s", log_strerror(errnum, eb, sizeof(eb)));
         if (n > 0)
             len = len + (size_t)n < sizeof(line) ? len + (size_t)n : sizeof(line) - 1;
     }
     if (len > sizeof(line) - 2)
         len = sizeof(line) - 2;
+    sink = atomic_load(&log_sink);
+    if (sink) {
+        line[len] = '\0';
+        sink(lvl, line + msg_start);
+        return;
+    }
     line[len++] = '\n';
     if (write(atomic_load(&log_fd), line, len) < 0) {
         /* nowhere left to report it */

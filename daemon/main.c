@@ -1,6 +1,7 @@
 /*
  * main.c - perflogd: parse options, load the config, open the database, run the sampler and the
- * writer, and handle signals (SIGTERM/SIGINT: flush and exit 0; SIGHUP: reload the config).
+ * writer, and handle the platform's requests (platform.h; on Linux SIGTERM/SIGINT: flush and exit
+ * 0, SIGHUP: reload the config).
  */
 #include "clock.h"
 #include "config.h"
@@ -9,6 +10,7 @@
 #include "live.h"
 #include "log.h"
 #include "notify.h"
+#include "platform.h"
 #include "queue.h"
 #include "runs.h"
 #include "runs_db.h"
@@ -16,13 +18,10 @@
 #include "writer.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #define FLUSH_TIMEOUT_MS 5000
 #define LIVE_TICKS       600 /* newest ticks the API serves from memory (10 min at 1 s) */
@@ -99,6 +98,7 @@ static int parse_args(int argc, char **argv, struct cli *cli)
 
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_text, stdout);
+            fputs(platform_usage(), stdout);
             return 1;
         }
         if (strcmp(a, "--version") == 0) {
@@ -449,7 +449,7 @@ static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, s
     log_info("configuration reloaded");
 }
 
-int main(int argc, char **argv)
+static int daemon_main(int argc, char **argv)
 {
     struct cli cli = {0};
     struct cfg cfg;
@@ -469,9 +469,9 @@ int main(int argc, char **argv)
     char err[2048], host[256] = "localhost";
     /* The API reads these while a reload rewrites cfg: its own copies, fixed until restart. */
     static char api_db[sizeof(cfg.db)], api_token[sizeof(cfg.auth_token)];
-    sigset_t sigs;
-    struct timespec poll_ts = {.tv_sec = 0, .tv_nsec = SIGNAL_POLL_MS * 1000000L};
-    int rc, sig;
+    const char *what = "";
+    enum platform_request req;
+    int rc;
 
     rc = parse_args(argc, argv, &cli);
     if (rc)
@@ -481,15 +481,16 @@ int main(int argc, char **argv)
         return 2;
     }
     log_set_level((enum log_level)cfg.log_level);
-    gethostname(host, sizeof(host) - 1);
+    platform_hostname(host, sizeof(host));
 
-    /* Signals are taken synchronously by this thread; the workers never see them. */
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    /* Stop and reload requests are taken synchronously by this thread; the workers never see
+     * them. */
+    rc = platform_requests_init();
+    if (rc < 0) {
+        log_error("cannot take stop and reload requests: %s", strerror(-rc));
+        cfg_release(&cfg);
+        return 1;
+    }
 
     rc = db_open(cfg.db, host, &db, err, sizeof(err));
     if (rc < 0) {
@@ -558,20 +559,20 @@ int main(int argc, char **argv)
              (long long)cfg.interval_ms, cfg.db);
 
     for (;;) {
-        sig = sigtimedwait(&sigs, NULL, &poll_ts);
-        if (sig < 0) {
-            service_poll(&svc, &parts); /* timeout (EAGAIN) or EINTR */
+        req = platform_request_wait(SIGNAL_POLL_MS, &what);
+        if (req == PLATFORM_NONE) {
+            service_poll(&svc, &parts);
             continue;
         }
-        if (sig == SIGHUP) {
-            log_info("SIGHUP: reloading %s",
+        if (req == PLATFORM_RELOAD) {
+            log_info("%s: reloading %s", what,
                      cli.config_path ? cli.config_path : "(no config file, defaults)");
             service_reloading(&svc);
             reload(&cli, &cfg, sp, w);
             service_reloaded(&svc, &parts);
             continue;
         }
-        log_info("%s: flushing and exiting", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        log_info("%s: flushing and exiting", what);
         notify_send(svc.n, "STOPPING=1");
         break;
     }
@@ -587,4 +588,9 @@ int main(int argc, char **argv)
     cfg_release(&cfg);
     log_info("stopped");
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    return platform_main(argc, argv, daemon_main);
 }

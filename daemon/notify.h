@@ -6,15 +6,16 @@
  * watchdog ping is sent from the sampler thread, which must never block, so it needs a socket
  * opened once and a non-blocking send; sd_notify() opens a socket per call and sends blocking.
  * Without $NOTIFY_SOCKET (started by hand, or by another supervisor) everything is a no-op.
+ *
+ * notify_posix.c implements it. On Windows (notify_windows.c) the same calls report to the service
+ * control manager when perflogd runs as a service: READY=1 is SERVICE_RUNNING, STOPPING=1 is
+ * SERVICE_STOP_PENDING; the rest (STATUS=, WATCHDOG=1, RELOADING=1) has no SCM counterpart.
  */
 #ifndef PERFLOG_NOTIFY_H
 #define PERFLOG_NOTIFY_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <sys/un.h>
 
 struct notify;
 
@@ -36,16 +37,5 @@ int notify_send(struct notify *n, const char *state);
 /* The watchdog period the manager asked for, in microseconds, from $WATCHDOG_USEC and
  * $WATCHDOG_PID; 0 when there is no watchdog for this process. */
 uint64_t notify_watchdog_usec(void);
-
-/*
- * Pure parsers, apart from the environment so they can be tested.
- * notify_parse_address: "/path" or "@abstract" into *addr and *len. Returns 0, or -EINVAL for an
- * empty, relative or too long name (*addr and *len untouched).
- * notify_parse_watchdog: `usec` and `pid` are the variables' values (NULL: unset), `self` this
- * process. The period when usec is a positive decimal number and pid is unset or equals self;
- * else 0.
- */
-int notify_parse_address(const char *name, struct sockaddr_un *addr, socklen_t *len);
-uint64_t notify_parse_watchdog(const char *usec, const char *pid, pid_t self);
 
 #endif

@@ -3,6 +3,8 @@
  */
 #include "queue.h"
 
+#include "monocond.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,7 +37,6 @@ static void mirror(struct tick_queue *q)
 struct tick_queue *queue_new(size_t capacity)
 {
     struct tick_queue *q;
-    pthread_condattr_t ca;
 
     if (capacity < 2)
         capacity = 2;
@@ -50,10 +51,7 @@ struct tick_queue *queue_new(size_t capacity)
     q->cap = capacity;
     q->wake_at = 1;
     pthread_mutex_init(&q->lock, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&q->nonempty, &ca);
-    pthread_condattr_destroy(&ca);
+    monocond_init(&q->nonempty);
     return q;
 }
 
@@ -130,7 +128,7 @@ static void wait_count(struct tick_queue *q, size_t count, int64_t timeout_ms)
 
     deadline_after(&ts, timeout_ms);
     while (q->n < count && !q->closed)
-        if (pthread_cond_timedwait(&q->nonempty, &q->lock, &ts) == ETIMEDOUT)
+        if (monocond_timedwait(&q->nonempty, &q->lock, &ts) == ETIMEDOUT)
             break;
 }
 

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "monocond.h"
 #include "reader.h"
 #include "report.h"
 
@@ -284,7 +285,7 @@ static void *manager_main(void *arg)
             ts.tv_nsec -= 1000000000L;
         }
         while (!rs->stop && !rs->kicked)
-            if (pthread_cond_timedwait(&rs->cond, &rs->lock, &ts) == ETIMEDOUT)
+            if (monocond_timedwait(&rs->cond, &rs->lock, &ts) == ETIMEDOUT)
                 break;
         rs->kicked = 0;
         if (rs->stop) {
@@ -310,7 +311,6 @@ struct runs *runs_start(const char *db_path, struct live *live, struct follow_se
                         int64_t interval_ms, int64_t start_wall_ms, char *err, size_t errlen)
 {
     struct runs *rs = calloc(1, sizeof(*rs));
-    pthread_condattr_t ca;
     int rc;
 
     if (!rs || !(rs->db_path = strdup(db_path))) {
@@ -322,10 +322,7 @@ struct runs *runs_start(const char *db_path, struct live *live, struct follow_se
     rs->follow = follow;
     rs->interval_ms = interval_ms;
     pthread_mutex_init(&rs->lock, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&rs->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    monocond_init(&rs->cond);
     if (runs_db_open(db_path, &rs->db, err, errlen) < 0) {
         runs_free(rs);
         return NULL;

@@ -11,18 +11,16 @@
 #include "clock.h"
 #include "delta.h"
 #include "log.h"
+#include "monocond.h"
+#include "thread_prio.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,34 +101,6 @@ fail:
     return NULL;
 }
 
-/*
- * Raise the sampler above ordinary work so a saturated machine does not delay ticks, and shrink
- * the timer slack to 1 ns. rt_priority 0 (the default) asks for nice -10 within the normal
- * scheduler: measured on a 2-vCPU VM it kept ticks within 2 ms of the grid under stress-ng, while
- * SCHED_FIFO made every wake-up cost 1.4-2.4x the CPU time. 1..99 asks for SCHED_FIFO at that
- * priority, falling back to nice -10. Either way, sampling goes on if the system says no.
- */
-static void raise_priority(int rt_priority)
-{
-    struct sched_param sp = {.sched_priority = rt_priority > 0 ? rt_priority : 0};
-    int rc;
-
-    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-    rc = pthread_setschedparam(pthread_self(), rt_priority > 0 ? SCHED_FIFO : SCHED_OTHER, &sp);
-    if (rc == 0 && rt_priority > 0) {
-        log_info("sampler runs at SCHED_FIFO priority %d", rt_priority);
-        return;
-    }
-    if (rc != 0) {
-        errno = rc;
-        log_warn("sampler: cannot get SCHED_FIFO priority %d, trying nice -10", rt_priority);
-    }
-    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -10) < 0)
-        log_warn("sampler: cannot raise priority; ticks may be late on a saturated machine");
-    else
-        log_info("sampler runs at nice -10");
-}
-
 /* Take pending settings, if any. Sampler thread. */
 static void apply_pending(struct sampler *sp)
 {
@@ -150,7 +120,7 @@ static void apply_pending(struct sampler *sp)
         return;
     }
     if (sp->cur && sp->cur->s.rt_priority != p->s.rt_priority)
-        raise_priority(p->s.rt_priority);
+        thread_prio_sampler(p->s.rt_priority);
     if (sp->cur && sp->cur->s.interval_ms != p->s.interval_ms)
         log_info("sampling interval is now %lld ms", (long long)p->s.interval_ms);
     collector_free(sp->collector);
@@ -169,7 +139,7 @@ static int sleep_until(struct sampler *sp, int64_t mono_deadline_ns)
 
     pthread_mutex_lock(&sp->lock);
     while (!sp->stop && !sp->pending && clock_mono_ns() < mono_deadline_ns)
-        if (pthread_cond_timedwait(&sp->wake, &sp->lock, &ts) == ETIMEDOUT)
+        if (monocond_timedwait(&sp->wake, &sp->lock, &ts) == ETIMEDOUT)
             break;
     stop = sp->stop;
     pthread_mutex_unlock(&sp->lock);
@@ -202,7 +172,7 @@ static void *sampler_main(void *arg)
     int64_t last_wall = -1, last_mono = -1, last_interval_ms = 0;
 
     pthread_setname_np(pthread_self(), "perflog-sample");
-    raise_priority(sp->cur->s.rt_priority);
+    thread_prio_sampler(sp->cur->s.rt_priority);
     for (;;) {
         int64_t interval_ms = sp->cur->s.interval_ms;
         int64_t now_wall = clock_wall_ns(), now_mono = clock_mono_ns();
@@ -287,7 +257,6 @@ struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queu
                               struct live *live, char *err, size_t errlen)
 {
     struct sampler *sp = calloc(1, sizeof(*sp));
-    pthread_condattr_t ca;
     int rc;
 
     if (!sp || !(sp->cur = owned_copy(s)) || !(sp->delta = delta_new()) ||
@@ -308,10 +277,7 @@ struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queu
     sp->on_tick_idle_ns = s->on_tick_idle_ms * 1000000LL;
     atomic_store(&sp->st.interval_ms, s->interval_ms);
     pthread_mutex_init(&sp->lock, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&sp->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    monocond_init(&sp->wake);
     rc = pthread_create(&sp->thread, NULL, sampler_main, sp);
     if (rc != 0) {
         snprintf(err, errlen, "sampler: cannot start thread: %s", strerror(rc));

@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "monocond.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -60,7 +61,7 @@ static int writer_pause(struct writer *w, int64_t ms)
     ts.tv_nsec = deadline % 1000000000LL;
     pthread_mutex_lock(&w->lock);
     while (!w->stop)
-        if (pthread_cond_timedwait(&w->wake, &w->lock, &ts) == ETIMEDOUT)
+        if (monocond_timedwait(&w->wake, &w->lock, &ts) == ETIMEDOUT)
             break;
     stop = w->stop;
     pthread_mutex_unlock(&w->lock);
@@ -229,7 +230,6 @@ struct writer *writer_start(struct db *db, struct tick_queue *q, const struct wr
                             char *err, size_t errlen)
 {
     struct writer *w = calloc(1, sizeof(*w));
-    pthread_condattr_t ca;
     int rc;
 
     if (!w) {
@@ -240,10 +240,7 @@ struct writer *writer_start(struct db *db, struct tick_queue *q, const struct wr
     w->queue = q;
     w->settings = *s;
     pthread_mutex_init(&w->lock, NULL);
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&w->wake, &ca);
-    pthread_condattr_destroy(&ca);
+    monocond_init(&w->wake);
     rc = pthread_create(&w->thread, NULL, writer_main, w);
     if (rc != 0) {
         snprintf(err, errlen, "writer: cannot start thread: %s", strerror(rc));

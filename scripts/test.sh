@@ -20,6 +20,9 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFLOG_WERROR=ON >/dev/
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure
 
+# The Windows build (issue 7): cross-built with mingw-w64 and tested under wine (docs/windows.md).
+./scripts/test-windows.sh
+
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPERFLOG_WERROR=ON -DPERFLOG_SANITIZE=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 # test_scheduler and test_prometheus_fleet measure timing and agreement with Prometheus, which the

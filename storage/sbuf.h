@@ -5,6 +5,8 @@
 #ifndef PERFLOG_SBUF_H
 #define PERFLOG_SBUF_H
 
+#include "printf_attr.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,7 +16,7 @@ struct sbuf {
     int oom;
 };
 
-void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_printf(struct sbuf *b, const char *fmt, ...) PERFLOG_PRINTF(2, 3);
 void sbuf_append(struct sbuf *b, const char *s, size_t n); /* n bytes of s */
 void sbuf_int(struct sbuf *b, int64_t v);                  /* decimal, without printf */
 /* Append `s` as an SQL string literal: quoted, with ' doubled. */

@@ -8,6 +8,7 @@
 #define PERFLOG_API_H
 
 #include "live.h"
+#include "printf_attr.h"
 #include "reader.h"
 
 #include <stdatomic.h>
@@ -98,7 +99,7 @@ int api_handle(const struct api_env *env, struct reader *rd, const struct api_re
 /* Fill *out with a JSON error. `code` is a short machine word ("bad_time"); printf-style message.
  * Returns 0 or -ENOMEM. */
 int api_error(struct api_response *out, int status, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    PERFLOG_PRINTF(4, 5);
 
 /* The wall clock of env (env->now_ms, or the real one), UTC ms since the epoch. */
 int64_t api_now_ms(const struct api_env *env);

@@ -2,6 +2,7 @@
  * api_read.c - the small GET handlers: health, counters, latest and /metrics.
  */
 #include "api_internal.h"
+#include "collector.h"
 #include "metrics.h"
 #include "series.h"
 #include "timeparse.h"
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 static void get_stats(const struct api_env *env, struct api_stats *st)
 {
@@ -256,7 +256,7 @@ int api_metrics(const struct api_env *env, struct reader *rd, const struct query
     get_stats(env, &st);
     self.version = env->version;
     self.host = env->host;
-    self.clk_tck = sysconf(_SC_CLK_TCK);
+    self.clk_tck = collector_cpu_ticks_per_s();
     self.ticks = st.ticks;
     self.missed = st.missed;
     self.dropped = st.dropped;

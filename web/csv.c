@@ -8,12 +8,13 @@
  */
 #include "csv.h"
 
+#include "csv_zone.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #define UTC_NAME "Coordinated Universal Time"
 
@@ -190,96 +191,6 @@ static void copy_str(char *out, size_t cap, const char *s)
     out[n] = '\0';
 }
 
-/* The part of a zone file path after "zoneinfo/", without the "posix/" or "right/" subtrees. */
-static int name_from_path(const char *path, char *out, size_t cap)
-{
-    const char *p = strstr(path, "zoneinfo/");
-
-    if (!p)
-        return -1;
-    p += strlen("zoneinfo/");
-    if (strncmp(p, "posix/", 6) == 0)
-        p += 6;
-    else if (strncmp(p, "right/", 6) == 0)
-        p += 6;
-    if (!*p)
-        return -1;
-    copy_str(out, cap, p);
-    return 0;
-}
-
-static int name_from_link(const char *link, char *out, size_t cap)
-{
-    char target[512];
-    ssize_t n = readlink(link, target, sizeof(target) - 1);
-
-    if (n <= 0)
-        return -1;
-    target[n] = '\0';
-    return name_from_path(target, out, cap);
-}
-
-static int name_from_file(const char *file, char *out, size_t cap)
-{
-    char line[128];
-    FILE *fp = fopen(file, "re");
-    int rc = -1;
-
-    if (!fp)
-        return -1;
-    if (fgets(line, sizeof(line), fp)) {
-        line[strcspn(line, " \t\r\n")] = '\0';
-        if (line[0]) {
-            copy_str(out, cap, line);
-            rc = 0;
-        }
-    }
-    fclose(fp);
-    return rc;
-}
-
-/*
- * The IANA name of the local zone, found as glibc finds the zone: TZ (a leading ':' dropped; empty
- * means UTC; a path names a zone file), else /etc/localtime, whose link target names the zone, else
- * Debian's /etc/timezone. Returns 0, or -1 when no name is known. The name may still be a POSIX TZ
- * string ("JST-9"); zone_is_iana tells.
- */
-static int local_zone_name(char *out, size_t cap)
-{
-    const char *tz = getenv("TZ");
-
-    if (tz && !*tz) {
-        copy_str(out, cap, "UTC");
-        return 0;
-    }
-    if (tz && *tz == ':')
-        tz++;
-    if (tz && *tz) {
-        if (name_from_path(tz, out, cap) == 0)
-            return 0;
-        if (*tz == '/')
-            return name_from_link(tz, out, cap);
-        copy_str(out, cap, tz);
-        return 0;
-    }
-    if (name_from_link("/etc/localtime", out, cap) == 0)
-        return 0;
-    return name_from_file("/etc/timezone", out, cap);
-}
-
-/* Whether name is a zone of the tz database (a file under TZDIR), not a POSIX rule string. */
-static int zone_is_iana(const char *name)
-{
-    const char *dir = getenv("TZDIR");
-    char path[512];
-    int n;
-
-    if (!name[0] || name[0] == '/' || strstr(name, "..") || strpbrk(name, ",<>"))
-        return 0;
-    n = snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", name);
-    return n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0;
-}
-
 static const char *windows_zone(const char *iana)
 {
     for (size_t i = 0; i < sizeof(zone_map) / sizeof(zone_map[0]); i++)
@@ -302,9 +213,8 @@ static void daylight_name(const char *standard, char *out, size_t cap)
 
 void csv_zone_at(int utc, int64_t t_ms, struct csv_zone *out)
 {
-    char iana[sizeof(out->name)];
+    struct csv_local lz;
     const char *win;
-    struct tm tm;
     time_t t;
 
     if (utc) {
@@ -312,26 +222,22 @@ void csv_zone_at(int utc, int64_t t_ms, struct csv_zone *out)
         out->bias_min = 0;
         return;
     }
-    /* Re-read TZ so the header and the rows (localtime_r, which does not) agree with it. */
-    tzset();
     t = (time_t)(t_ms >= 0 ? t_ms / 1000 : -((-t_ms + 999) / 1000));
-    if (!localtime_r(&t, &tm)) {
+    if (csv_local_zone(t, &lz) < 0) {
         copy_str(out->name, sizeof(out->name), UTC_NAME);
         out->bias_min = 0;
         return;
     }
-    out->bias_min = (int)(-tm.tm_gmtoff / 60);
-    if (local_zone_name(iana, sizeof(iana)) < 0)
-        iana[0] = '\0';
-    win = iana[0] ? windows_zone(iana) : NULL;
-    if (win && tm.tm_isdst > 0)
+    out->bias_min = lz.bias_min;
+    win = lz.name[0] ? windows_zone(lz.name) : NULL;
+    if (win && lz.is_dst)
         daylight_name(win, out->name, sizeof(out->name));
     else if (win)
         copy_str(out->name, sizeof(out->name), win);
-    else if (zone_is_iana(iana))
-        copy_str(out->name, sizeof(out->name), iana);
+    else if (lz.name_is_iana)
+        copy_str(out->name, sizeof(out->name), lz.name);
     else
-        copy_str(out->name, sizeof(out->name), tm.tm_zone ? tm.tm_zone : "");
+        copy_str(out->name, sizeof(out->name), lz.abbr);
 }
 
 void csv_first_cell(struct sbuf *b, enum csv_format f, const struct csv_zone *zone)

@@ -9,18 +9,16 @@
 #include "http.h"
 
 #include "log.h"
+#include "sock.h"
+#include "thread_prio.h"
 
 #include <errno.h>
 #include <microhttpd.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define REOPEN_INTERVAL_MS 1000  /* how often a worker retries a database it could not open */
@@ -73,10 +71,10 @@ static struct reader *thread_reader(struct http_server *srv)
             free(w);
             return NULL;
         }
-        /* First request on this pool thread. On Linux the nice value is per thread, so this
-         * lowers only the HTTP workers: a flood of clients competes with itself, not with the
-         * sampler. Failure (a restricted container) changes nothing else. */
-        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WORKER_NICE);
+        /* First request on this pool thread: lower only the HTTP workers, so a flood of clients
+         * competes with itself, not with the sampler. Failure (a restricted container) changes
+         * nothing else. */
+        thread_prio_lower(WORKER_NICE);
     }
     if (w->rd)
         return w->rd;

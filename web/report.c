@@ -14,6 +14,7 @@
 
 #include "claims.h"
 #include "data.h"
+#include "printf_attr.h"
 #include "report_proc.h"
 #include "series.h"
 #include "timeparse.h"
@@ -870,7 +871,7 @@ struct sbuf {
     int oom;
 };
 
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...) PERFLOG_PRINTF(2, 3);
 
 static void sb_printf(struct sbuf *b, const char *fmt, ...)
 {

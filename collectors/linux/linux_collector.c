@@ -559,3 +559,8 @@ void collector_free(struct collector *c)
     free(c->root);
     free(c);
 }
+
+long collector_cpu_ticks_per_s(void)
+{
+    return sysconf(_SC_CLK_TCK); /* /proc/stat counts in USER_HZ (proc(5)) */
+}

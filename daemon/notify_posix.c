@@ -1,5 +1,5 @@
 /*
- * notify.c - the sd_notify protocol without libsystemd; see notify.h and sd_notify(3).
+ * notify_posix.c - the sd_notify protocol without libsystemd; see notify.h and sd_notify(3).
  *
  * The message is one datagram on an AF_UNIX SOCK_DGRAM socket. The manager learns the sender's pid
  * from SCM_CREDENTIALS, which the kernel attaches because the receiving socket sets SO_PASSCRED;
@@ -7,7 +7,7 @@
  * address is sent with every datagram (sendto, not connect) so a manager that re-executes itself
  * and re-binds the socket is still reached.
  */
-#include "notify.h"
+#include "notify_posix.h"
 
 #include "log.h"
 

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""The cross-built Windows programs under wine (issue 7): perflogd.exe starts on a temporary
+database, answers /api/v1/health to a Linux client, stores \\Processor(_Total)\\% Processor Time,
+reports each unsupported PDH path by name once and keeps running, flushes on Ctrl+C, and the
+database it wrote reads back on Linux with the stock sqlite3 shell. perflog.exe talks to it. The
+service glue is exercised as far as wine's service manager goes: install, start, RUNNING once the
+first tick is stored, stop with exit code 0, uninstall.
+
+Wine's PDH knows two counters, \\Processor(_Total)\\% Processor Time and \\System\\System Up Time,
+and gives constant raw values for the first; so the processor rows are stored with their raw
+fields while the percentage itself has no value (0/0), which the test checks as such.
+
+Environment: PERFLOG_WIN_BIN, the directory holding perflogd.exe and perflog.exe (default
+build-win/perflog). Needs wine64 (Debian package wine64), sqlite3 and curl; a missing one fails the
+test with the reason. A throwaway WINEPREFIX under /tmp, WINEDEBUG=-all, no X server.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from perflogtest import SOURCE_DIR, check, finish, free_port  # noqa: E402
+
+BIN = os.path.abspath(os.environ.get("PERFLOG_WIN_BIN", os.path.join(SOURCE_DIR, "build-win", "perflog")))
+PROC_TOTAL = "\\Processor(_Total)\\% Processor Time"
+REJECTED = ["\\PhysicalDisk(*)\\Disk Read Bytes/sec", "\\Memory\\Available Bytes",
+            "\\TCPv4\\Segments Received/sec", "\\No Such Object\\Nothing"]
+
+
+def find_wine():
+    for name in ("wine64", "wine"):
+        if shutil.which(name):
+            return shutil.which(name)
+    for path in ("/usr/lib/wine/wine64", "/usr/lib/x86_64-linux-gnu/wine/wine64"):
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def fail_now(why):
+    check(False, why)
+    finish()
+
+
+def winpath(path):
+    """A Linux path as wine's Z: drive shows it."""
+    return "Z:" + path.replace("/", "\\")
+
+
+class Wine:
+    def __init__(self, wine, prefix):
+        self.wine = wine
+        self.env = dict(os.environ, WINEPREFIX=prefix, WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=")
+        self.env.pop("DISPLAY", None)  # console programs: no X server, and none is wanted
+        server = os.path.join(os.path.dirname(os.path.realpath(wine)), "wineserver")
+        self.server = server if os.access(server, os.X_OK) else shutil.which("wineserver")
+
+    def run(self, *args, timeout=120):
+        return subprocess.run([self.wine, *args], env=self.env, capture_output=True, text=True,
+                              timeout=timeout)
+
+    def popen(self, args, log):
+        return subprocess.Popen([self.wine, *args], env=self.env, stdout=log, stderr=subprocess.STDOUT)
+
+    def server_cmd(self, *args):
+        if self.server:
+            subprocess.run([self.server, *args], env=self.env, timeout=60)
+
+
+def wait_health(url, timeout):
+    """Poll with the Linux curl until /api/v1/health answers; its JSON or None."""
+    end = time.time() + timeout
+    while time.time() < end:
+        r = subprocess.run(["curl", "-s", "-f", "-m", "2", url + "/api/v1/health"],
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            try:
+                return json.loads(r.stdout)
+            except ValueError:
+                pass
+        time.sleep(0.3)
+    return None
+
+
+def wait_ticks(url, n, timeout):
+    end = time.time() + timeout
+    h = None
+    while time.time() < end:
+        h = wait_health(url, 5)
+        if h and h.get("ticks", 0) >= n:
+            return h
+        time.sleep(0.3)
+    return h
+
+
+def sqlite(db, sql):
+    r = subprocess.run(["sqlite3", "-batch", db, sql], capture_output=True, text=True)
+    return r.returncode, r.stdout.strip(), r.stderr.strip()
+
+
+def test_console(w, work):
+    db = os.path.join(work, "console.db")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    conf = os.path.join(work, "perflogd.json")
+    with open(conf, "w") as f:
+        json.dump({"pdh_counters": ["\\System\\System Up Time", "\\No Such Object\\Nothing"]}, f)
+    log_path = os.path.join(work, "console.log")
+    with open(log_path, "w") as log:
+        p = w.popen([os.path.join(BIN, "perflogd.exe"), "--config", winpath(conf), "--db", winpath(db),
+                     "--listen", f"127.0.0.1:{port}", "--interval", "1000", "--log-level", "debug"], log)
+    try:
+        t0 = time.time()
+        h = wait_health(url, 60)
+        check(h is not None and h.get("status") == "ok",
+              f"perflogd.exe answers /api/v1/health to the Linux curl ({time.time() - t0:.1f} s after start)")
+        h = wait_ticks(url, 4, 30)
+        check(h is not None and h.get("ticks", 0) >= 4 and h.get("write_failures") == 0,
+              f"ticks are taken and written ({h and h.get('ticks')} ticks, {h and h.get('write_failures')} write failures)")
+        check(p.poll() is None, "perflogd.exe is still running after PDH rejected the unsupported paths")
+        with open(log_path) as f:
+            text = f.read()
+        for path in REJECTED:
+            n = text.count(f"PDH: counter {path} is not available")
+            check(n == 1, f"the unsupported path {path} is reported once by name (seen {n} times)")
+        n = text.count("PDH: \\System\\System Up Time = ")
+        check(n >= 3, f"the extra path of pdh_counters is read every tick ({n} readings logged)")
+        check("recording " + PROC_TOTAL + " only" in text,
+              "wine cannot list the Processor instances: perflogd says it records _Total only")
+
+        r = w.run(os.path.join(BIN, "perflog.exe"), "--server", url, "counters", "\\Processor(*)\\*")
+        check(r.returncode == 0 and PROC_TOTAL in r.stdout,
+              f"perflog.exe counters lists {PROC_TOTAL} (exit {r.returncode}, {r.stdout.strip()[:120]!r} {r.stderr.strip()[:200]!r})")
+        r = w.run(os.path.join(BIN, "perflog.exe"), "--server", url, "status")
+        check(r.returncode == 0 and r.stdout.strip() != "",
+              f"perflog.exe status answers (exit {r.returncode}: {r.stdout.strip()[:80]!r})")
+        r = w.run(os.path.join(BIN, "perflog.exe"), "run", "--", "cmd", "/c", "exit")
+        check(r.returncode == 2 and "not supported on Windows yet" in r.stderr,
+              f"perflog.exe run says it is not supported on Windows yet (exit {r.returncode})")
+
+        # Ctrl+C: wine turns SIGINT into a console Ctrl+C event; the daemon flushes and exits 0.
+        p.send_signal(signal.SIGINT)
+        try:
+            rc = p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            rc = None
+        with open(log_path) as f:
+            text = f.read()
+        check(rc == 0 and "Ctrl+C: flushing and exiting" in text and "stopped" in text,
+              f"Ctrl+C flushes and exits 0 (exit {rc})")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+    rc, out, err = sqlite(db, f"SELECT count(*), count(value), min(value), max(value) FROM counter_values "
+                              f"WHERE path = '{PROC_TOTAL}'")
+    check(rc == 0, f"the stock sqlite3 shell reads the database written under wine ({err or 'ok'})")
+    n, nval, lo, hi = (out.split("|") + ["", "", "", ""])[:4] if rc == 0 else ("0", "0", "", "")
+    check(int(n or 0) >= 3, f"{PROC_TOTAL} is stored: {n} rows")
+    # Wine's raw reading never moves, so the share is 0/0: no value. A wine that gives real data
+    # must give a percentage.
+    check(int(nval or 0) == 0 or (float(lo) >= 0 and float(hi) <= 100),
+          f"its values are empty (wine's constant raw data) or percentages: {nval} values in [{lo}, {hi}]")
+    # The first tick has no deltas; the later ones hold the raw fields (deltas of 0 under wine).
+    rc, out, err = sqlite(db, "SELECT count(*) FROM obj_processor WHERE idle IS NOT NULL AND user IS NOT NULL "
+                              "AND system IS NOT NULL")
+    check(rc == 0 and int(out or 0) >= 2, f"the raw processor fields are stored ({out} rows; {err or 'ok'})")
+    rc, out, err = sqlite(db, "SELECT count(*) FROM counter_values WHERE object = 'PhysicalDisk'")
+    check(rc == 0 and out == "0", f"nothing is invented for the rejected objects ({out} PhysicalDisk values)")
+
+
+def test_service(w, work):
+    db = os.path.join(work, "service.db")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    exe = os.path.join(BIN, "perflogd.exe")
+    # Wine's services.exe (and the services it runs) shut down once no ordinary Windows process
+    # is left in the prefix: a cmd.exe waiting on its stdin keeps one there meanwhile.
+    keeper = subprocess.Popen([w.wine, "cmd", "/c", "pause"], env=w.env, stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        run_service(w, exe, db, url, port)
+    finally:
+        keeper.stdin.close()
+        try:
+            keeper.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            keeper.kill()
+            keeper.wait()
+
+
+def run_service(w, exe, db, url, port):
+    r = w.run(exe, "--install-service", "--listen", f"127.0.0.1:{port}", "--db", winpath(db))
+    check(r.returncode == 0 and "service installed" in r.stdout,
+          f"--install-service registers the service (exit {r.returncode}: {r.stdout.strip()} {r.stderr.strip()})")
+    try:
+        r = w.run("net", "start", "perflogd")
+        h = wait_ticks(url, 2, 45)
+        check(h is not None and h.get("ticks", 0) >= 2, f"the service runs and answers /api/v1/health (net start: {r.stdout.strip()})")
+        state = ""
+        end = time.time() + 15
+        while time.time() < end and "RUNNING" not in state:
+            state = w.run("sc", "query", "perflogd").stdout
+            time.sleep(0.3)
+        check("RUNNING" in state, "the SCM shows it RUNNING once the first tick is stored")
+        r = w.run("net", "stop", "perflogd")
+        state = w.run("sc", "query", "perflogd").stdout
+        check("STOPPED" in state and "SERVICE_EXIT_CODE  : 0" in state,
+              f"net stop stops it with exit code 0 ({' '.join(state.split())[:160]})")
+        rc, out, err = sqlite(db, "SELECT count(*) FROM obj_processor")
+        check(rc == 0 and int(out or 0) >= 2, f"the service's database reads back on Linux: {out} processor rows")
+    finally:
+        r = w.run(exe, "--uninstall-service")
+        check(r.returncode == 0 and "service removed" in r.stdout,
+              f"--uninstall-service removes it (exit {r.returncode}: {r.stderr.strip()})")
+
+
+def main():
+    t_start = time.time()
+    wine = find_wine()
+    if not wine:
+        fail_now("wine64 is not installed (Debian package wine64): the Windows programs cannot be tested")
+    for tool in ("sqlite3", "curl"):
+        if not shutil.which(tool):
+            fail_now(f"{tool} is not installed")
+    for exe in ("perflogd.exe", "perflog.exe"):
+        if not os.path.isfile(os.path.join(BIN, exe)):
+            fail_now(f"{os.path.join(BIN, exe)} does not exist: cross-build it first (docs/windows.md)")
+    work = tempfile.mkdtemp(prefix="perflog-wine-")
+    w = Wine(wine, os.path.join(work, "prefix"))
+    try:
+        t0 = time.time()
+        r = w.run(os.path.join(BIN, "perflogd.exe"), "--version")
+        if r.returncode != 0 or "perflogd" not in r.stdout:
+            fail_now(f"wine cannot start perflogd.exe (exit {r.returncode}): {r.stderr.strip()[-400:]}")
+        check(True, f"wine starts perflogd.exe: {r.stdout.strip()} ({time.time() - t0:.1f} s with a new prefix)")
+        test_console(w, work)
+        test_service(w, work)
+    finally:
+        w.server_cmd("-k")
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"wall time {time.time() - t_start:.1f} s", flush=True)
+    finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,17 @@
+/*
+ * sock.h - the socket headers of the platform: BSD sockets, or Winsock 2 on Windows (whose
+ * getaddrinfo, inet_pton and sockaddr_storage are the same names, declared in other files).
+ */
+#ifndef PERFLOG_SOCK_H
+#define PERFLOG_SOCK_H
+
+#ifdef _WIN32
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#else
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#endif
+
+#endif
