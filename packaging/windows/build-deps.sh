@@ -23,7 +23,7 @@ if [ -f "$stamp" ]; then
 fi
 # The posix-threads flavour, as in toolchain-mingw64.cmake (C11 atomics and winpthreads).
 cc=$(command -v $host-gcc-posix || command -v $host-gcc) ||
-    { echo "build-deps: $host-gcc not found (Debian package mingw-w64)" >&2; exit 1; }
+    { echo "build-deps: $host-gcc not found (Debian package gcc-mingw-w64-x86-64-posix)" >&2; exit 1; }
 command -v dpkg-source >/dev/null || { echo "build-deps: dpkg-source not found (Debian package dpkg-dev)" >&2; exit 1; }
 
 mkdir -p "$out/apt/lists/partial" "$out/apt/cache/archives/partial" "$out/src" "$prefix"
