@@ -14,11 +14,15 @@
  * expansion and logged again when it comes back. The extra paths of the config ("pdh_counters")
  * are added the same way; their values are read each tick and logged at debug level: storing
  * arbitrary PDH counters needs a table of their own (see docs/windows.md).
+ *
+ * The processes of runs (collector_follow) are read apart from PDH, by proc_windows.c, and their
+ * rows are appended after the PDH rows are finished.
  */
 #include "collector.h"
 #include "glob_match.h"
 #include "log.h"
 #include "pdh_map.h"
+#include "proc_windows.h"
 
 #include <errno.h>
 #include <pdh.h>
@@ -68,6 +72,7 @@ struct collector {
     uint64_t page_size;
     int64_t next_expand_ms;
     int collect_failing;
+    struct proc_win *procs; /* created by the first collector_follow with a root */
 };
 
 static int64_t monotonic_ms(void)
@@ -510,16 +515,19 @@ int collector_collect(struct collector *c, struct raw_sample *out)
         if (!c->collect_failing)
             log_warnx("PDH: cannot collect (PDH status 0x%08lX)", (unsigned long)st);
         c->collect_failing = 1;
-        return -EIO;
+    } else {
+        c->collect_failing = 0;
+        for (size_t i = 0; i < c->n; i++)
+            store(c, out, &c->ctr[i]);
+        finish_rows(c, out);
+        log_extra(c);
     }
-    c->collect_failing = 0;
-    for (size_t i = 0; i < c->n; i++)
-        store(c, out, &c->ctr[i]);
-    finish_rows(c, out);
-    log_extra(c);
+    /* After finish_rows, which knows only the PDH objects' rows. */
+    if (c->procs)
+        proc_win_collect(c->procs, &out->obj[OBJ_PROCESS]);
     for (int o = 0; o < OBJ_COUNT; o++)
         n += out->obj[o].n > 0;
-    return n ? n : -ENOENT;
+    return n ? n : st != ERROR_SUCCESS ? -EIO : -ENOENT;
 }
 
 /* Copy n strings into dst; returns 0 or -1 on out of memory (what was copied is freed later). */
@@ -580,6 +588,7 @@ void collector_free(struct collector *c)
         return;
     if (c->query)
         PdhCloseQuery(c->query); /* removes its counters too */
+    proc_win_free(c->procs);
     for (size_t i = 0; i < c->n; i++)
         free(c->ctr[i].path);
     free(c->ctr);
@@ -600,15 +609,15 @@ long collector_cpu_ticks_per_s(void)
     return 10000000L; /* PDH processor times are in 100 ns units */
 }
 
-/* Following a run's processes is not implemented on Windows yet (docs/windows.md): a run there has
- * no Process rows. Said once, when a run first asks for it. */
 void collector_follow(struct collector *c, const struct collector_proc_root *roots, size_t n)
 {
-    static int warned;
-
-    (void)c;
-    (void)roots;
-    if (n && !warned++)
-        log_warnx("process tracking is not implemented on Windows yet: runs have no Process "
-                  "counters");
+    if (!c->procs) {
+        if (!n)
+            return;
+        if (!(c->procs = proc_win_new())) {
+            log_warnx("process tracking: out of memory; runs have no Process counters");
+            return;
+        }
+    }
+    proc_win_set_roots(c->procs, roots, n);
 }

@@ -4,11 +4,19 @@ database, answers /api/v1/health to a Linux client, stores \\Processor(_Total)\\
 reports each unsupported PDH path by name once and keeps running, flushes on Ctrl+C, and the
 database it wrote reads back on Linux with the stock sqlite3 shell. perflog.exe talks to it. The
 service glue is exercised as far as wine's service manager goes: install, start, RUNNING once the
-first tick is stored, stop with exit code 0, uninstall.
+first tick is stored, stop with exit code 0, uninstall. A run opened through the API on a Windows
+pid follows that process and its child as \\Process(cmd:PID) rows, keeps following the child
+when the root is killed, and stops when the run ends.
 
 Wine's PDH knows two counters, \\Processor(_Total)\\% Processor Time and \\System\\System Up Time,
 and gives constant raw values for the first; so the processor rows are stored with their raw
 fields while the percentage itself has no value (0/0), which the test checks as such.
+
+Wine 8 gives real pids, parent pids and names to Toolhelp, and real creation and exit times to
+GetProcessTimes; but its GetProcessTimes gives the *calling* process's CPU times whatever the handle
+(a FIXME in wine's dlls/ntdll/unix/process.c, ProcessTimes), and GetProcessIoCounters gives zeros
+for every process. So the test checks the CPU and I/O counters only for having values (and the
+storage split for having none), not for what they measure.
 
 Environment: PERFLOG_WIN_BIN, the directory holding perflogd.exe and perflog.exe (default
 build-win/perflog). Needs wine64 (Debian package wine64), sqlite3 and curl; a missing one fails the
@@ -16,12 +24,14 @@ test with the reason. A throwaway WINEPREFIX under /tmp, WINEDEBUG=-all, no X se
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
 from perflogtest import SOURCE_DIR, check, finish, free_port  # noqa: E402
@@ -175,6 +185,141 @@ def test_console(w, work):
     check(rc == 0 and out == "0", f"nothing is invented for the rejected objects ({out} PhysicalDisk values)")
 
 
+def get_json(url, path):
+    r = subprocess.run(["curl", "-s", "-m", "5", url + path], capture_output=True, text=True)
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return {"error": r.stdout[:200]}
+
+
+def post_json(url, path, body):
+    r = subprocess.run(["curl", "-s", "-m", "5", "-X", "POST", "-H", "Content-Type: application/json",
+                        "-d", json.dumps(body), url + path], capture_output=True, text=True)
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return {"error": r.stdout[:200]}
+
+
+def wine_processes(w):
+    """{pid: (name, parent pid)} of the prefix's processes, from wine's wmic (UTF-16 output)."""
+    r = subprocess.run([w.wine, "wmic", "process", "get", "name,parentprocessid,processid"], env=w.env,
+                       capture_output=True, timeout=60)
+    out = {}
+    for line in r.stdout.decode("utf-16-le", "replace").lstrip("\ufeff").splitlines()[1:]:
+        f = line.split()
+        if len(f) == 3 and f[1].isdigit() and f[2].isdigit():
+            out[int(f[2])] = (f[0], int(f[1]))
+    return out
+
+
+def latest_processes(url):
+    """{instance: {counter: value}} of the newest tick's Process rows."""
+    body = get_json(url, "/api/v1/latest?counter=" + urllib.parse.quote("\\Process(*)\\*"))
+    rows = {}
+    for v in body.get("values", []):
+        m = re.match(r"^\\Process\((.*)\)\\(.*)$", v.get("path", ""))
+        if m:
+            rows.setdefault(m.group(1), {})[m.group(2)] = v.get("value")
+    return rows, body
+
+
+def test_follow(w, work):
+    """A run on a Windows pid: the process and its child become Process rows, with their ids, CPU
+    time and I/O (both stand-ins under wine); nothing else is followed; nothing once the run has
+    ended."""
+    db = os.path.join(work, "follow.db")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_path = os.path.join(work, "follow.log")
+    with open(log_path, "w") as log:
+        p = w.popen([os.path.join(BIN, "perflogd.exe"), "--db", winpath(db), "--listen", f"127.0.0.1:{port}",
+                     "--interval", "1000"], log)
+    keeper = None
+    try:
+        h = wait_ticks(url, 1, 60)
+        if not h:
+            check(False, "perflogd.exe answers for the process-following test")
+            return
+        before = wine_processes(w)
+        check(len(before) > 0, f"wine's wmic lists the processes with their parents ({len(before)} of them)")
+        # cmd.exe running "cmd /c pause": a root and its child, both waiting on the pipe.
+        keeper = subprocess.Popen([w.wine, "cmd", "/c", "cmd /c pause"], env=w.env, stdin=subprocess.PIPE,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        root = child = None
+        end = time.time() + 30
+        while time.time() < end and child is None:
+            now = wine_processes(w)
+            for pid, (name, ppid) in now.items():
+                if (pid not in before and name.lower() == "cmd.exe" and ppid in now and ppid not in before
+                        and now[ppid][0].lower() == "cmd.exe"):
+                    root, child = ppid, pid
+            time.sleep(0.5)
+        if child is None:
+            check(False, "the new cmd.exe and its child cmd.exe show up in wmic")
+            return
+        run = post_json(url, "/api/v1/runs", {"label": "wine follow", "pid": root})
+        check("id" in run, f"POST /api/v1/runs with the Windows pid {root} opens a run ({run})")
+        t0 = wait_health(url, 5)["ticks"]
+        wait_ticks(url, t0 + 3, 30)
+        rows, body = latest_processes(url)
+        r_inst, c_inst = f"cmd:{root}", f"cmd:{child}"
+        check(set(rows) == {r_inst, c_inst},
+              f"the root cmd.exe and its child, and nothing else, are followed ({sorted(rows)})")
+        r, c = rows.get(r_inst, {}), rows.get(c_inst, {})
+        check(r.get("ID Process") == root and c.get("ID Process") == child,
+              f"\\Process({r_inst})\\ID Process and \\Process({c_inst})\\ID Process are the pids "
+              f"({r.get('ID Process')}, {c.get('ID Process')})")
+        check(c.get("Creating Process ID") == root,
+              f"the child's Creating Process ID is the root's pid ({c.get('Creating Process ID')})")
+        cpu = [x.get("% Processor Time") for x in (r, c)]
+        # Under wine this is perflogd.exe's own CPU time (see the top): only its presence is checked.
+        check(all(isinstance(v, (int, float)) and 0 <= v <= 100 * os.cpu_count() for v in cpu),
+              f"% Processor Time has a value from GetProcessTimes ({cpu})")
+        io = [x.get(k) for x in (r, c) for k in ("IO Read Bytes/sec", "IO Write Bytes/sec",
+                                                 "IO Read Operations/sec", "IO Write Operations/sec")]
+        # Wine's GetProcessIoCounters gives zeros: only their presence is checked.
+        check(all(isinstance(v, (int, float)) and v >= 0 for v in io),
+              f"the IO counters have values from GetProcessIoCounters ({io})")
+        storage = [x.get(k) for x in (r, c) for k in ("Storage Read Bytes/sec", "Storage Write Bytes/sec")]
+        check(all(v is None for v in storage), f"Windows has no storage split: those stay empty ({storage})")
+        cat = get_json(url, "/api/v1/counters?match=" + urllib.parse.quote(f"\\Process(*:{root})\\ID Process"))
+        check(len(cat.get("counters", [])) == 1, f"the counter catalogue lists \\Process({r_inst}) ({cat})")
+
+        # The root exits (killed): its child stays followed while the run is open.
+        r = w.run("taskkill", "/f", "/pid", str(root), timeout=60)
+        t0 = wait_health(url, 5)["ticks"]
+        wait_ticks(url, t0 + 2, 30)
+        rows, body = latest_processes(url)
+        check(set(rows) == {c_inst},
+              f"after the root is killed (taskkill exit {r.returncode}) its child alone is followed ({sorted(rows)})")
+
+        ended = post_json(url, f"/api/v1/runs/{run.get('id')}/end", {"exit_code": 0})
+        check(ended.get("status") in ("ended", "settling", "settled") or "id" in ended,
+              f"the run ends ({str(ended)[:160]})")
+        t0 = wait_health(url, 5)["ticks"]
+        wait_ticks(url, t0 + 2, 30)
+        rows, body = latest_processes(url)
+        check(rows == {}, f"no Process rows once the run has ended ({sorted(rows)}; {str(body)[:160]})")
+        check(p.poll() is None, "perflogd.exe is still running")
+    finally:
+        if keeper:
+            keeper.stdin.close()
+            try:
+                keeper.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                keeper.kill()
+                keeper.wait()
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
 def test_service(w, work):
     db = os.path.join(work, "service.db")
     port = free_port()
@@ -241,6 +386,7 @@ def main():
             fail_now(f"wine cannot start perflogd.exe (exit {r.returncode}): {r.stderr.strip()[-400:]}")
         check(True, f"wine starts perflogd.exe: {r.stdout.strip()} ({time.time() - t0:.1f} s with a new prefix)")
         test_console(w, work)
+        test_follow(w, work)
         test_service(w, work)
     finally:
         w.server_cmd("-k")
