@@ -6,6 +6,7 @@
 #define PERFLOG_CLI_OS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Call fn on SIGINT and SIGTERM (Ctrl+C on Windows). On POSIX a sleep in progress ends early
@@ -26,5 +27,17 @@ FILE *cli_memfile_open(struct cli_memfile *m);
 /* Close m->f; returns the contents (malloc'd, NUL-terminated, the caller frees) or NULL on a
  * write error or out of memory. */
 char *cli_memfile_close(struct cli_memfile *m);
+
+/* Whether stderr is a terminal that redraws a line in place with "\r\033[K": isatty on POSIX; on
+ * Windows a console where virtual terminal processing could be switched on (Windows 10 and
+ * later). */
+int cli_stderr_redraws(void);
+
+/*
+ * The size of a payload: a file's size in *bytes (and *files untouched), or for a directory the
+ * sum of the regular files under it in *bytes and their count in *files; symbolic links (reparse
+ * points on Windows) are not followed. Returns 0, or -1 with the reason in err (cap bytes).
+ */
+int cli_path_size(const char *path, int64_t *bytes, int64_t *files, char *err, size_t cap);
 
 #endif

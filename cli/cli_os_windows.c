@@ -1,11 +1,14 @@
 /*
- * cli_os_windows.c - cli_os.h with the C runtime's signal() (it maps Ctrl+C to SIGINT) and a
- * temporary file standing in for open_memstream.
+ * cli_os_windows.c - cli_os.h with the C runtime's signal() (it maps Ctrl+C to SIGINT), a
+ * temporary file standing in for open_memstream, the console mode and FindFirstFile.
  */
 #include "cli_os.h"
 
+#include <io.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <windows.h>
 
 void cli_catch_interrupt(void (*fn)(int sig))
 {
@@ -37,4 +40,118 @@ char *cli_memfile_close(struct cli_memfile *m)
     m->len = (size_t)size;
     fclose(m->f); /* tmpfile() deletes it on close */
     return buf;
+}
+
+int cli_stderr_redraws(void)
+{
+    HANDLE h = GetStdHandle(STD_ERROR_HANDLE);
+    DWORD mode;
+
+    /* A console (not a file or pipe, nor NUL, which _isatty calls a terminal) whose host knows
+     * the VT sequences: SetConsoleMode refuses the flag before Windows 10. */
+    if (!_isatty(2) || !GetConsoleMode(h, &mode))
+        return 0;
+    return (mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) ||
+           SetConsoleMode(h, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING);
+}
+
+static void win_error(DWORD e, char *err, size_t cap)
+{
+    size_t n = 0;
+
+    if (cap && FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e,
+                              0, err, (DWORD)cap, NULL))
+        n = strlen(err);
+    else
+        n = (size_t)snprintf(err, cap, "Windows error %lu", (unsigned long)e);
+    while (n > 0 && n < cap && (err[n - 1] == '\n' || err[n - 1] == '\r' || err[n - 1] == '.'))
+        err[--n] = '\0';
+}
+
+static uint64_t size_of(DWORD high, DWORD low)
+{
+    return (uint64_t)high << 32 | low;
+}
+
+/* Add the files under dir (no trailing separator) to *bytes and *files; -1 with err on a failure
+ * to list dir itself. Subdirectories that are reparse points (links, junctions) are not entered,
+ * as nftw's FTW_PHYS does not follow symbolic links. */
+static int walk(const char *dir, int64_t *bytes, int64_t *files, char *err, size_t cap)
+{
+    size_t len = strlen(dir);
+    char *pattern = malloc(len + 3);
+    WIN32_FIND_DATAA fd;
+    HANDLE h;
+    int rc = 0;
+
+    if (!pattern) {
+        snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    memcpy(pattern, dir, len);
+    memcpy(pattern + len, "\\*", 3);
+    h = FindFirstFileA(pattern, &fd);
+    free(pattern);
+    if (h == INVALID_HANDLE_VALUE) {
+        win_error(GetLastError(), err, cap);
+        return -1;
+    }
+    do {
+        char *sub;
+
+        if (!strcmp(fd.cFileName, ".") || !strcmp(fd.cFileName, ".."))
+            continue;
+        if (fd.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
+            continue;
+        if (!(fd.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
+            *bytes += (int64_t)size_of(fd.nFileSizeHigh, fd.nFileSizeLow);
+            (*files)++;
+            continue;
+        }
+        sub = malloc(len + strlen(fd.cFileName) + 2);
+        if (!sub) {
+            snprintf(err, cap, "out of memory");
+            rc = -1;
+            break;
+        }
+        sprintf(sub, "%s\\%s", dir, fd.cFileName);
+        /* An unreadable subdirectory is left out, as nftw goes on past one. */
+        walk(sub, bytes, files, err, cap);
+        free(sub);
+    } while (FindNextFileA(h, &fd));
+    FindClose(h);
+    return rc;
+}
+
+int cli_path_size(const char *path, int64_t *bytes, int64_t *files, char *err, size_t cap)
+{
+    WIN32_FILE_ATTRIBUTE_DATA a;
+    int64_t b = 0, f = 0;
+    char *dir;
+    size_t len;
+
+    if (!GetFileAttributesExA(path, GetFileExInfoStandard, &a)) {
+        win_error(GetLastError(), err, cap);
+        return -1;
+    }
+    if (!(a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
+        *bytes = (int64_t)size_of(a.nFileSizeHigh, a.nFileSizeLow);
+        return 0;
+    }
+    dir = strdup(path);
+    if (!dir) {
+        snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    len = strlen(dir);
+    while (len > 1 && (dir[len - 1] == '\\' || dir[len - 1] == '/') && dir[len - 2] != ':')
+        dir[--len] = '\0';
+    if (walk(dir, &b, &f, err, cap) < 0) {
+        free(dir);
+        return -1;
+    }
+    free(dir);
+    *bytes = b;
+    *files = f;
+    return 0;
 }

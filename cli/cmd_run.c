@@ -2,35 +2,27 @@
  * cmd_run.c - `perflog run [OPTIONS] -- CMD [ARGS...]`: open a run on the daemon (and on each
  * peer), run CMD with its stdout and stderr passed through while a live line shows what the
  * disks, the wire, the CPUs and the page cache do, end the run with the exit code, the tail of
- * the output and this process's /proc/self/io deltas, wait until the daemon calls the run
+ * the output and the bytes CMD's processes read and wrote, wait until the daemon calls the run
  * settled, then print the report (design sections 1 and 7, /work/runs-spec/SPEC.md).
  *
- * The /proc/self/io deltas include CMD and every descendant this process reaped (the kernel adds
- * a waited-for child's counters to its parent's: Documentation/filesystems/proc.rst, 3.3). The
- * bytes this process itself moves while passing the output through (pipe reads, writes to our
- * stdout/stderr) are counted and taken off, so rchar/wchar describe CMD, not the pass-through.
+ * Starting, watching and accounting for CMD is per platform (run_child.h): fork and
+ * /proc/self/io on POSIX, CreateProcess and a job object on Windows. The rest is here.
  */
 #include "cli.h"
+#include "cli_os.h"
 #include "run.h"
+#include "run_child.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_PEERS       16
-#define POLL_MS         1000
 #define SETTLE_POLL_MS  500
 #define SETTLE_GRACE_S  30 /* waited beyond the settle timeout before giving up */
 #define LIVE_TIMEOUT_MS 2000
@@ -43,7 +35,7 @@ static const char help[] =
     "second on stderr (disk, network, dirty data, CPU), end the run when CMD exits, wait until "
     "the\n"
     "dirty and writeback data have reached the disks (or the settle timeout), then print the run\n"
-    "report. The last 1 MiB of CMD's output goes to the daemon, which parses the throughput that\n"
+    "report. The last 24 KiB of CMD's output go to the daemon, which parses the throughput that\n"
     "tools such as dd, rsync, robocopy, fio and smbclient print.\n"
     "\n"
     "  --label TEXT        a name for the run\n"
@@ -56,10 +48,7 @@ static const char help[] =
     "  --settle-timeout S  the longest wait for dirty data after CMD exits (1..3600, default 120)\n"
     "  -q, --quiet         no live line and no waiting messages\n"
     "  --json              print the report as JSON instead of text\n"
-    "\n"
-    "If the daemon cannot be reached, CMD is not run and the exit status is 1. Otherwise the exit\n"
-    "status is CMD's (128+N when a signal N killed it, 127 when it was not found, 126 when it\n"
-    "could not be executed), whatever became of the report; report problems go to stderr.\n";
+    "\n";
 
 struct run_opts {
     const char *label, *payload_path;
@@ -81,9 +70,9 @@ struct session {
     const struct run_opts *o;
     struct host hosts[MAX_PEERS + 1];
     size_t nhosts;
-    int tty;                        /* stderr is a terminal: the live line is redrawn in place */
-    int line_shown;                 /* a live line is on the terminal now */
-    uint64_t own_read, own_written; /* pass-through bytes, taken off the io deltas */
+    int tty;              /* stderr is a terminal: the live line is redrawn in place */
+    int line_shown;       /* a live line is on the terminal now */
+    uint64_t own_written; /* bytes written to our stdout and stderr while CMD runs */
     struct run_tail tail;
 };
 
@@ -107,6 +96,13 @@ static int opt_int(const char *name, const char *s, int64_t lo, int64_t hi, int6
     fprintf(stderr, "perflog run: --%s: expected a whole number from %lld to %lld, got '%s'\n",
             name, (long long)lo, (long long)hi, s);
     return -1;
+}
+
+/* The options, then the platform's paragraph on the exit status and the child. */
+static void print_help(int err)
+{
+    cli_print_help(err, help);
+    fputs(run_child_help, err ? stderr : stdout);
 }
 
 static int parse_opts(int argc, char **argv, struct run_opts *o)
@@ -155,7 +151,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
             o->json = 1;
             break;
         default:
-            cli_print_help(c != 'h', help);
+            print_help(c != 'h');
             return c == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
         }
     }
@@ -171,53 +167,19 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
     return -1;
 }
 
-/* nftw has no argument for its callback: the sums of one walk (the program is single-threaded). */
-static int64_t walk_bytes, walk_files;
-
-static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)path;
-    (void)ftw;
-    if (type == FTW_F && S_ISREG(st->st_mode)) {
-        walk_bytes += st->st_size;
-        walk_files++;
-    }
-    return 0;
-}
-
 /* --payload PATH: the size of a file, or the regular files under a directory. */
 static int payload_size(struct run_opts *o)
 {
-    struct stat st;
+    char err[256];
+    int64_t files = -1;
 
-    if (stat(o->payload_path, &st) < 0) {
-        fprintf(stderr, "perflog run: --payload %s: %s\n", o->payload_path, strerror(errno));
+    if (cli_path_size(o->payload_path, &o->bytes, &files, err, sizeof(err)) < 0) {
+        fprintf(stderr, "perflog run: --payload %s: %s\n", o->payload_path, err);
         return -1;
     }
-    if (!S_ISDIR(st.st_mode)) {
-        o->bytes = st.st_size;
-        return 0;
-    }
-    walk_bytes = walk_files = 0;
-    if (nftw(o->payload_path, walk_one, 32, FTW_PHYS) < 0) {
-        fprintf(stderr, "perflog run: --payload %s: %s\n", o->payload_path, strerror(errno));
-        return -1;
-    }
-    o->bytes = walk_bytes;
-    if (o->files < 0)
-        o->files = walk_files;
+    if (o->files < 0 && files >= 0)
+        o->files = files;
     return 0;
-}
-
-static int read_self_io(struct run_io *io)
-{
-    char buf[1024];
-    int fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
-
-    if (fd >= 0)
-        close(fd);
-    return n < 0 ? -1 : run_parse_io(buf, (size_t)n, io);
 }
 
 static json_t *start_body(const struct run_opts *o, const char *command)
@@ -229,6 +191,7 @@ static json_t *start_body(const struct run_opts *o, const char *command)
     if (o->label)
         json_object_set_new(b, "label", json_string(o->label));
     json_object_set_new(b, "command", json_string(command));
+    /* This process: CMD's tree is its descendants, which the daemon follows from here. */
     json_object_set_new(b, "pid", json_integer(getpid()));
     if (o->bytes >= 0)
         json_object_set_new(b, "payload_bytes", json_integer(o->bytes));
@@ -390,141 +353,40 @@ static void live_tick(struct session *s, double elapsed_s)
     json_decref(l);
 }
 
-/*
- * Move what one pipe has to our fd (1 or 2) and into the tail. Returns 0, or -1 at the end of
- * the stream (EOF, or our side of it is closed so CMD sees EPIPE as it would have without us).
- */
-static int pass_through(struct session *s, int from, int to)
+/* The sink of CMD's output: into the tail, and out on our own stdout or stderr. */
+static int pass_through(void *ctx, int stream, const char *buf, size_t len)
 {
-    char buf[65536];
-    ssize_t n = read(from, buf, sizeof(buf));
+    struct session *s = ctx;
 
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
-        return 0;
-    if (n <= 0)
-        return -1;
-    s->own_read += (uint64_t)n;
-    run_tail_add(&s->tail, buf, (size_t)n);
+    run_tail_add(&s->tail, buf, len);
     clear_line(s);
-    if (write_all(to, buf, (size_t)n) < 0)
+    if (write_all(stream, buf, len) < 0)
         return -1;
-    s->own_written += (uint64_t)n;
+    s->own_written += len;
     return 0;
 }
 
-/* The child: stdout and stderr to the pipes, then CMD; errno to the status pipe if exec fails. */
-static void child(char **argv, const int out[2], const int err[2], const int status[2])
+/* Run CMD to its end, passing its output through with a live line every second; res says how it
+ * ended. Returns 0, or -1 when it could not be started (after saying why). */
+static int run_cmd(struct session *s, char **argv, struct run_child_result *res)
 {
-    int e;
-
-    close(out[0]);
-    close(err[0]);
-    close(status[0]);
-    if (dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) {
-        e = errno;
-        goto fail;
-    }
-    close(out[1]);
-    close(err[1]);
-    execvp(argv[0], argv);
-    e = errno;
-fail:
-    if (write(status[1], &e, sizeof(e)) < 0)
-        _exit(127);
-    _exit(127);
-}
-
-static int exec_failure_code(int e)
-{
-    return e == ENOENT || e == ENOTDIR ? 127 : 126;
-}
-
-/* pidfd_open: a descriptor that polls readable when the child exits (Linux 5.3); -1 without. */
-static int open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-    return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-    (void)pid;
-    return -1;
-#endif
-}
-
-static int exit_code_of(int wstatus)
-{
-    if (WIFEXITED(wstatus))
-        return WEXITSTATUS(wstatus);
-    if (WIFSIGNALED(wstatus))
-        return 128 + WTERMSIG(wstatus);
-    return 1;
-}
-
-/* Run CMD to its end, passing its output through; returns its exit code (*exec_errno set when
- * it could not be started). */
-static int run_child(struct session *s, char **argv, int *exec_errno)
-{
-    int out[2], err[2], status[2], wstatus = 0, pidfd, e = 0, done = 0;
+    const struct run_child_sink sink = {.output = pass_through, .ctx = s};
+    struct run_child *ch;
+    char msg[256];
     double t0 = mono_s(), next = t0 + 1;
-    pid_t pid;
-    ssize_t n;
 
-    if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0) {
-        *exec_errno = errno;
-        return exec_failure_code(errno);
+    if (run_child_start(argv, &ch, res, msg, sizeof(msg)) < 0) {
+        fprintf(stderr, "perflog: %s: %s\n", argv[0], msg);
+        return -1;
     }
-    fflush(NULL);
-    pid = fork();
-    if (pid < 0) {
-        *exec_errno = errno;
-        return 126;
-    }
-    if (pid == 0)
-        child(argv, out, err, status);
-    /* Ctrl-C reaches CMD, whose exit we then report, as system(3) does; a closed stdout becomes
-     * EPIPE on our write, and CMD's own when we close its pipe. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
-    signal(SIGPIPE, SIG_IGN);
-    close(out[1]);
-    close(err[1]);
-    close(status[1]);
-    do
-        n = read(status[0], &e, sizeof(e));
-    while (n < 0 && errno == EINTR);
-    close(status[0]);
-    if (n == (ssize_t)sizeof(e)) {
-        close(out[0]);
-        close(err[0]);
-        waitpid(pid, &wstatus, 0);
-        *exec_errno = e;
-        return exec_failure_code(e);
-    }
-    pidfd = open_pidfd(pid);
-    while (!done) {
-        struct pollfd p[3] = {{.fd = out[0], .events = POLLIN},
-                              {.fd = err[0], .events = POLLIN},
-                              {.fd = pidfd, .events = POLLIN}};
+    for (;;) {
         double now = mono_s();
         int wait_ms = now >= next ? 0 : (int)((next - now) * 1000) + 1;
-        int r = poll(p, 3, wait_ms);
 
-        if (r < 0 && errno != EINTR)
+        if (run_child_wait(ch, wait_ms, &sink))
             break;
-        if (p[0].revents && pass_through(s, out[0], 1) < 0) {
-            close(out[0]);
-            out[0] = -1;
-        }
-        if (p[1].revents && pass_through(s, err[0], 2) < 0) {
-            close(err[0]);
-            err[0] = -1;
-        }
-        /* Both pipes closed and no pidfd: the child is ending, a blocking wait is short. */
-        if ((p[2].revents || (pidfd < 0 && out[0] < 0 && err[0] < 0) ||
-             (pidfd < 0 && now >= next)) &&
-            waitpid(pid, &wstatus, out[0] < 0 && err[0] < 0 && pidfd < 0 ? 0 : WNOHANG) == pid)
-            done = 1;
         now = mono_s();
-        if (!done && now >= next) {
+        if (now >= next) {
             if (!s->o->quiet)
                 live_tick(s, now - t0);
             next += 1;
@@ -532,60 +394,39 @@ static int run_child(struct session *s, char **argv, int *exec_errno)
                 next = now + 1;
         }
     }
-    /* What CMD wrote just before it exited; a descendant still holding the pipes is not waited
-     * for. */
-    for (int i = 0; i < 2; i++) {
-        int fd = i ? err[0] : out[0];
-
-        if (fd < 0)
-            continue;
-        fcntl(fd, F_SETFL, O_NONBLOCK);
-        while (pass_through(s, fd, i ? 2 : 1) == 0 &&
-               poll(&(struct pollfd){.fd = fd, .events = POLLIN}, 1, 0) > 0)
-            ;
-        close(fd);
-    }
-    if (pidfd >= 0)
-        close(pidfd);
+    run_child_end(ch, &sink, &s->own_written, res);
+    run_child_free(ch);
     clear_line(s);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGQUIT, SIG_DFL);
-    return exit_code_of(wstatus);
+    return 0;
 }
 
-static uint64_t minus(uint64_t a, uint64_t b)
-{
-    return a > b ? a - b : 0;
-}
-
-static json_t *end_body(const struct session *s, int exit_code, const struct run_io *io0,
-                        const struct run_io *io1, int with_process, int with_output)
+static json_t *end_body(const struct session *s, const struct run_child_result *res,
+                        int with_process, int with_output)
 {
     json_t *b = json_object(), *p;
     char *text = with_output ? run_tail_text(&s->tail, NULL) : NULL;
 
-    json_object_set_new(b, "exit_code", json_integer(exit_code));
+    json_object_set_new(b, "exit_code", json_integer(res->exit_code));
     if (text)
         json_object_set_new(b, "tool_output", json_string(text));
     free(text);
-    if (with_process && io0 && io1) {
+    if (with_process && res->have_io) {
         p = json_object();
-        json_object_set_new(p, "io_read_bytes",
-                            json_integer((json_int_t)minus(io1->rchar - io0->rchar, s->own_read)));
-        json_object_set_new(
-            p, "io_write_bytes",
-            json_integer((json_int_t)minus(io1->wchar - io0->wchar, s->own_written)));
-        json_object_set_new(p, "storage_read_bytes",
-                            json_integer((json_int_t)(io1->read_bytes - io0->read_bytes)));
-        json_object_set_new(p, "storage_write_bytes",
-                            json_integer((json_int_t)(io1->write_bytes - io0->write_bytes)));
+        json_object_set_new(p, "io_read_bytes", json_integer((json_int_t)res->io_read_bytes));
+        json_object_set_new(p, "io_write_bytes", json_integer((json_int_t)res->io_write_bytes));
+        /* Absent, not 0, where the platform has no storage split (Windows). */
+        if (res->have_storage) {
+            json_object_set_new(p, "storage_read_bytes",
+                                json_integer((json_int_t)res->storage_read_bytes));
+            json_object_set_new(p, "storage_write_bytes",
+                                json_integer((json_int_t)res->storage_write_bytes));
+        }
         json_object_set_new(b, "process", p);
     }
     return b;
 }
 
-static void end_runs(struct session *s, int exit_code, const struct run_io *io0,
-                     const struct run_io *io1)
+static void end_runs(struct session *s, const struct run_child_result *res)
 {
     for (size_t i = 0; i < s->nhosts; i++) {
         struct host *h = &s->hosts[i];
@@ -599,12 +440,12 @@ static void end_runs(struct session *s, int exit_code, const struct run_io *io0,
          * server refuses the body (a smaller max_body_bytes), the run still ends, without the
          * tool's output. */
         snprintf(target, sizeof(target), "/api/v1/runs/%lld/end", h->id);
-        body = end_body(s, exit_code, io0, io1, i == 0, 1);
+        body = end_body(s, res, i == 0, 1);
         if (cli_request(&h->c, "POST", target, body, &r) == 0) {
             httpc_response_free(&r);
         } else {
             json_decref(body);
-            body = end_body(s, exit_code, io0, io1, i == 0, 0);
+            body = end_body(s, res, i == 0, 0);
             if (cli_request(&h->c, "POST", target, body, &r) == 0) {
                 httpc_response_free(&r);
                 fprintf(stderr, "perflog run: run %lld ended without the command's output\n",
@@ -748,18 +589,21 @@ int cmd_run(const struct cli *c, int argc, char **argv)
 {
     struct run_opts o = {.bytes = -1, .files = -1, .settle_timeout_s = 120};
     struct session s = {.o = &o};
-    struct run_io io0, io1;
-    int r = parse_opts(argc, argv, &o), have_io, code, exec_errno = 0;
+    struct run_child_result res;
+    int r = parse_opts(argc, argv, &o), started;
     char *command;
 
     if (r >= 0)
         return r;
     if (o.payload_path && payload_size(&o) < 0)
         return CLI_EXIT_USAGE;
-    command = run_shell_quote(argc - optind, argv + optind);
+    command = run_child_command_text(argc - optind, argv + optind);
     if (!command || run_tail_init(&s.tail, RUN_TAIL_MAX) < 0) {
+        fprintf(stderr, "perflog run: %s\n",
+                command ? "out of memory"
+                        : "no command line can be made (out of memory, or on Windows a '\"' in the "
+                          "program name)");
         free(command);
-        fprintf(stderr, "perflog run: out of memory\n");
         return CLI_EXIT_FAIL;
     }
     if (open_runs(&s, c, command) < 0) {
@@ -770,16 +614,11 @@ int cmd_run(const struct cli *c, int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     free(command);
-    s.tty = isatty(2);
-    have_io = read_self_io(&io0) == 0;
-    code = run_child(&s, argv + optind, &exec_errno);
-    if (exec_errno)
-        fprintf(stderr, "perflog: %s: %s\n", argv[optind],
-                exec_errno == ENOENT ? "command not found" : strerror(exec_errno));
-    have_io = have_io && read_self_io(&io1) == 0;
-    end_runs(&s, code, have_io ? &io0 : NULL, have_io ? &io1 : NULL);
-    if (!exec_errno)
+    s.tty = cli_stderr_redraws();
+    started = run_cmd(&s, argv + optind, &res) == 0;
+    end_runs(&s, &res);
+    if (started)
         report(&s);
     run_tail_free(&s.tail);
-    return code;
+    return res.exit_code;
 }

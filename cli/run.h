@@ -23,6 +23,19 @@
  */
 char *run_shell_quote(int argc, char *const *argv);
 
+/*
+ * The words of argv[0..argc) as one Windows command line that CommandLineToArgvW and the C
+ * runtime split back into the same words (Microsoft, "Parsing C command-line arguments"): the
+ * program, argv[0], whose parsing knows no escapes, in plain double quotes when it is empty or
+ * holds a space or tab; any other word unchanged unless it is empty or holds a space, tab, newline,
+ * vertical tab or '"', else in double quotes with each '"' written as \" and the backslashes
+ * before a '"' or the closing quote doubled. Bytes are copied as they are (UTF-8 stays UTF-8).
+ * Returns 0 with a malloc'd string in *out, -EINVAL when argc < 1 or argv[0] holds a '"' (no
+ * command line can say that; Windows file names cannot hold one), or -ENOMEM; *out is untouched
+ * on failure.
+ */
+int run_win_quote(int argc, char *const *argv, char **out);
+
 /* The last cap bytes of a stream: a ring buffer. Zero it, then run_tail_init. */
 struct run_tail {
     char *buf;

@@ -69,6 +69,71 @@ char *run_shell_quote(int argc, char *const *argv)
     return out;
 }
 
+/* A word CommandLineToArgvW would split or change unless quoted. */
+static int win_needs_quotes(const char *w)
+{
+    return !*w || strpbrk(w, " \t\n\v\"") != NULL;
+}
+
+/* Append w quoted at p: backslashes count only before a '"', so a run of them is written as
+ * is, doubled before a '"' (which then gets its own backslash) and before the closing quote. */
+static char *win_quote_word(char *p, const char *w)
+{
+    *p++ = '"';
+    for (;;) {
+        size_t nbs = 0;
+
+        while (w[nbs] == '\\')
+            nbs++;
+        if (!w[nbs] || w[nbs] == '"') {
+            memset(p, '\\', nbs * 2);
+            p += nbs * 2;
+            if (!w[nbs])
+                break;
+            *p++ = '\\';
+            *p++ = '"';
+        } else {
+            memset(p, '\\', nbs);
+            p += nbs;
+            *p++ = w[nbs];
+        }
+        w += nbs + 1;
+    }
+    *p++ = '"';
+    return p;
+}
+
+int run_win_quote(int argc, char *const *argv, char **out)
+{
+    size_t need = 1;
+    char *line, *p;
+
+    if (argc < 1 || strchr(argv[0], '"'))
+        return -EINVAL;
+    for (int i = 0; i < argc; i++)
+        need += strlen(argv[i]) * 2 + 3; /* every byte may get a backslash; quotes, space */
+    line = malloc(need);
+    if (!line)
+        return -ENOMEM;
+    p = line;
+    /* The program: CommandLineToArgvW takes it up to the next '"' when it starts with one, else
+     * up to a space or tab, with no backslash rules. */
+    if (!*argv[0] || strpbrk(argv[0], " \t")) {
+        *p++ = '"';
+        p = copy_end(p, argv[0]);
+        *p++ = '"';
+    } else {
+        p = copy_end(p, argv[0]);
+    }
+    for (int i = 1; i < argc; i++) {
+        *p++ = ' ';
+        p = win_needs_quotes(argv[i]) ? win_quote_word(p, argv[i]) : copy_end(p, argv[i]);
+    }
+    *p = '\0';
+    *out = line;
+    return 0;
+}
+
 int run_tail_init(struct run_tail *t, size_t cap)
 {
     t->buf = malloc(cap ? cap : 1);

@@ -1,7 +1,7 @@
 /*
  * test_cli_run.c - the pure parts of `perflog run`, `runs` and `report` (cli/run_util.c,
- * cli/report_fmt.c): shell quoting of the command line, the tail buffer, /proc/PID/io parsing,
- * the live line and the text rendering of a fixed report.
+ * cli/report_fmt.c): shell and Windows quoting of the command line, the tail buffer,
+ * /proc/PID/io parsing, the live line and the text rendering of a fixed report.
  */
 #include "run.h"
 #include "testlib.h"
@@ -30,6 +30,159 @@ static void test_quote(void)
     check_quote(3, c, "echo 'it'\\''s' ''");
     check_quote(2, d, "printf '$HOME\n*'");
     check_quote(0, a, "");
+}
+
+/*
+ * The reference for the Windows quoting: CommandLineToArgvW's splitting as Microsoft documents it
+ * ("Parsing C command-line arguments", and CommandLineToArgvW's remarks). The program name runs to
+ * the next '"' when it starts with one, else to a space or tab, with no escapes. Then words are
+ * split at spaces and tabs outside quotes; 2n backslashes and a '"' give n backslashes and the '"'
+ * toggles quoting, 2n+1 backslashes and a '"' give n backslashes and a literal '"', other
+ * backslashes are literal; inside quotes, "" is a literal '"'. Returns the number of words (at
+ * most max), each malloc'd into out.
+ */
+static int win_split(const char *p, char **out, int max)
+{
+    size_t cap = strlen(p) + 1;
+    int n = 0;
+
+    if (!*p)
+        return 0;
+    out[n] = calloc(1, cap);
+    if (*p == '"') {
+        const char *q = strchr(p + 1, '"');
+        size_t len = q ? (size_t)(q - p - 1) : strlen(p + 1);
+
+        memcpy(out[n], p + 1, len);
+        p += 1 + len + (q != NULL);
+    } else {
+        size_t len = strcspn(p, " \t");
+
+        memcpy(out[n], p, len);
+        p += len;
+    }
+    n++;
+    for (;;) {
+        char *w;
+        int inq = 0;
+
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p || n == max)
+            return n;
+        w = out[n++] = calloc(1, cap);
+        while (*p && (inq || (*p != ' ' && *p != '\t'))) {
+            if (*p == '\\') {
+                size_t nbs = strspn(p, "\\");
+
+                if (p[nbs] == '"') {
+                    memset(w + strlen(w), '\\', nbs / 2);
+                    p += nbs;
+                    if (nbs % 2) {
+                        strcat(w, "\"");
+                        p++;
+                    }
+                } else {
+                    memset(w + strlen(w), '\\', nbs);
+                    p += nbs;
+                }
+            } else if (*p == '"') {
+                if (inq && p[1] == '"') {
+                    strcat(w, "\"");
+                    p += 2;
+                } else {
+                    inq = !inq;
+                    p++;
+                }
+            } else {
+                w[strlen(w)] = *p++;
+            }
+        }
+    }
+}
+
+static void check_win_quote(int argc, const char *const *argv, const char *want)
+{
+    char *q = (char *)"unset";
+
+    CHECK_INT(run_win_quote(argc, (char *const *)argv, &q), 0);
+    CHECK_STR(q, want);
+    if (strcmp(q, "unset") != 0)
+        free(q);
+}
+
+/* Quote argv, split it back with the reference: 1 when the same words come back. */
+static int win_round_trip(int argc, const char *const *argv)
+{
+    char *line = NULL, *back[8];
+    int ok, n;
+
+    if (run_win_quote(argc, (char *const *)argv, &line) < 0)
+        return 0;
+    n = win_split(line, back, 8);
+    ok = n == argc;
+    for (int i = 0; i < n; i++) {
+        ok = ok && strcmp(back[i], argv[i]) == 0;
+        free(back[i]);
+    }
+    if (!ok)
+        fprintf(stderr, "round trip failed: [%s] -> %s\n", argv[argc - 1], line);
+    free(line);
+    return ok;
+}
+
+static void test_win_quote(void)
+{
+    const char *a[] = {"robocopy", "C:\\src", "\\\\server\\share\\dst", "/MIR"};
+    const char *b[] = {"cmd", "/c", "echo hello & exit 3"};
+    const char *c[] = {"C:\\Program Files\\x.exe", "", "a\"b", "tab\there"};
+    const char *d[] = {"x", "ends\\", "dir with space\\", "a\\\"b", "a\\b c", "\\\\"};
+    const char *e[] = {"x", "é ü", "line\nbreak"};
+    const char *bad[] = {"a\"b", "c"};
+    const char alphabet[] = {'a', ' ', '"', '\\', '\t'};
+    char *out = (char *)"untouched";
+    int failed = 0, total = 0;
+
+    check_win_quote(4, a, "robocopy C:\\src \\\\server\\share\\dst /MIR");
+    check_win_quote(3, b, "cmd /c \"echo hello & exit 3\"");
+    check_win_quote(4, c, "\"C:\\Program Files\\x.exe\" \"\" \"a\\\"b\" \"tab\there\"");
+    /* Backslashes double only before a quote: "dir with space\\" would end in a literal '"'. */
+    check_win_quote(6, d, "x ends\\ \"dir with space\\\\\" \"a\\\\\\\"b\" \"a\\b c\" \\\\");
+    check_win_quote(3, e, "x \"é ü\" \"line\nbreak\"");
+    check_win_quote(1, a, "robocopy");
+    /* No command line can hold a program name with a '"'; nor is there one without a program. */
+    CHECK_INT(run_win_quote(2, (char *const *)bad, &out), -EINVAL);
+    CHECK_INT(run_win_quote(0, (char *const *)a, &out), -EINVAL);
+    CHECK_STR(out, "untouched");
+
+    CHECK(win_round_trip(4, a));
+    CHECK(win_round_trip(3, b));
+    CHECK(win_round_trip(4, c));
+    CHECK(win_round_trip(6, d));
+    CHECK(win_round_trip(3, e));
+    /* Every word of up to 5 characters from the ones that matter, between two plain words and
+     * after a program name with a space. */
+    for (int len = 0; len <= 5; len++) {
+        int combos = 1;
+
+        for (int i = 0; i < len; i++)
+            combos *= (int)sizeof(alphabet);
+        for (int k = 0; k < combos; k++) {
+            char word[8];
+            const char *argv[] = {"C:\\My Tools\\t.exe", "x", word, "y"};
+            int v = k;
+
+            for (int i = 0; i < len; i++, v /= (int)sizeof(alphabet))
+                word[i] = alphabet[v % (int)sizeof(alphabet)];
+            word[len] = '\0';
+            total++;
+            failed += !win_round_trip(4, argv);
+            argv[3] = word; /* last: no word after it to absorb a stray quote */
+            failed += !win_round_trip(4, argv);
+        }
+    }
+    CHECK_INT(failed, 0);
+    CHECK_INT(total, 1 + 5 + 25 + 125 + 625 + 3125);
 }
 
 static char *tail_str(struct run_tail *t)
@@ -347,6 +500,7 @@ static void test_peer_url(void)
 int main(void)
 {
     test_quote();
+    test_win_quote();
     test_tail();
     test_tail_utf8();
     test_io();

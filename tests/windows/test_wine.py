@@ -6,7 +6,8 @@ database it wrote reads back on Linux with the stock sqlite3 shell. perflog.exe 
 service glue is exercised as far as wine's service manager goes: install, start, RUNNING once the
 first tick is stored, stop with exit code 0, uninstall. A run opened through the API on a Windows
 pid follows that process and its child as \\Process(cmd:PID) rows, keeps following the child
-when the root is killed, and stops when the run ends.
+when the root is killed, and stops when the run ends. perflog.exe run runs a command in a job
+object, passes its output through, ends its run with its exit code and prints the report (test_run).
 
 Wine's PDH knows two counters, \\Processor(_Total)\\% Processor Time and \\System\\System Up Time,
 and gives constant raw values for the first; so the processor rows are stored with their raw
@@ -149,9 +150,7 @@ def test_console(w, work):
         r = w.run(os.path.join(BIN, "perflog.exe"), "--server", url, "status")
         check(r.returncode == 0 and r.stdout.strip() != "",
               f"perflog.exe status answers (exit {r.returncode}: {r.stdout.strip()[:80]!r})")
-        r = w.run(os.path.join(BIN, "perflog.exe"), "run", "--", "cmd", "/c", "exit")
-        check(r.returncode == 2 and "not supported on Windows yet" in r.stderr,
-              f"perflog.exe run says it is not supported on Windows yet (exit {r.returncode})")
+        test_run(w, work, url)
 
         # Ctrl+C: wine turns SIGINT into a console Ctrl+C event; the daemon flushes and exits 0.
         p.send_signal(signal.SIGINT)
@@ -183,6 +182,103 @@ def test_console(w, work):
     check(rc == 0 and int(out or 0) >= 2, f"the raw processor fields are stored ({out} rows; {err or 'ok'})")
     rc, out, err = sqlite(db, "SELECT count(*) FROM counter_values WHERE object = 'PhysicalDisk'")
     check(rc == 0 and out == "0", f"nothing is invented for the rejected objects ({out} PhysicalDisk values)")
+
+
+def perflog_run(w, url, *args):
+    """perflog.exe run ARGS against url, with the shortest settle wait (wine's PDH has no dirty
+    data, so every run waits its settle timeout)."""
+    return w.run(os.path.join(BIN, "perflog.exe"), "--server", url, "run", "--settle-timeout", "1", *args)
+
+
+def last_run(url):
+    runs = get_json(url, "/api/v1/runs").get("runs") or [{}]
+    return get_json(url, f"/api/v1/runs/{max(r.get('id', 0) for r in runs)}")
+
+
+def test_run(w, work, url):
+    """perflog.exe run under wine: CMD's output passed through, its exit status, the run closed on
+    the daemon with them, the report; 127 for a missing command; CMD's words quoted so that the C
+    runtime splits them back; the tree followed as Process rows; what CMD leaves running ended
+    with perflog. Wine 8 fails the job object's I/O accounting query (ERROR_INVALID_FUNCTION):
+    perflog.exe then says so and sends no totals, which is what is checked there."""
+    t0 = time.time()
+    # The dd summary line lets the daemon show that the output's tail reached it.
+    cmd = "echo hello& echo 4194304 bytes (4.2 MB, 4.0 MiB) copied, 0.5 s, 8.4 MB/s& echo to-stderr 1>&2& exit 3"
+    r = perflog_run(w, url, "--label", "wine run", "--", "cmd", "/c", cmd)
+    check(r.returncode == 3, f"perflog.exe run exits with CMD's status 3 (got {r.returncode}: {r.stderr.strip()[-300:]!r})")
+    check(r.stdout.startswith("hello") and "to-stderr" in r.stderr,
+          f"CMD's stdout and stderr are passed through ({r.stdout[:40]!r}, {r.stderr[:80]!r})")
+    run = last_run(url)
+    check(run.get("label") == "wine run" and run.get("exit_code") == 3 and run.get("status") == "settled",
+          f"the run is on the daemon, ended with exit_code 3 and settled ({str(run)[:200]})")
+    check(run.get("command") == f'cmd /c "{cmd}"', f"its command is the Windows command line run ({run.get('command')!r})")
+    tool = (run.get("report") or {}).get("tool") or {}
+    check(tool.get("name") == "dd" and tool.get("claimed_bytes") == 4194304,
+          f"the output's tail went with the end of the run: the daemon read dd's claim from it ({tool})")
+    check(f'run {run.get("id")} "wine run" on ' in r.stdout and "exit code 3" in r.stdout,
+          f"the report is printed ({r.stdout[r.stdout.find('run '):][:120]!r})")
+    source = ((run.get("report") or {}).get("process") or {}).get("source")
+    if "I/O accounting is not available" in r.stderr:
+        check(source != "client", f"without the job's accounting no I/O totals are sent as measured (source {source})")
+    else:
+        check(source == "client", f"the job's I/O totals are sent with the run (source {source})")
+
+    # A word outside the ANSI code page: taken from the wide command line, not the C runtime's argv.
+    r = perflog_run(w, url, "--", "no-such-command-4711", "\u03a9mega-\u65e5\u672c")
+    run = last_run(url)
+    check(r.returncode == 127 and "no-such-command-4711: command not found" in r.stderr,
+          f"a command that does not exist exits 127 with a message (exit {r.returncode}: {r.stderr.strip()[-120:]!r})")
+    check(run.get("exit_code") == 127 and run.get("status") == "failed",
+          f"its run is closed as failed with exit_code 127 ({run.get('status')}, {run.get('exit_code')})")
+    check(run.get("command") == "no-such-command-4711 \u03a9mega-\u65e5\u672c",
+          f"a word outside the ANSI code page keeps its characters ({run.get('command')!r})")
+
+    # CMD is perflog.exe itself, which says back the --server it was given: the word with
+    # quotes, spaces and a trailing backslash comes back whole from the C runtime.
+    word = 'a "b" c\\'
+    r = perflog_run(w, url, "--", winpath(os.path.join(BIN, "perflog.exe")), "--server", word, "status")
+    run = last_run(url)
+    check(r.returncode == 2 and f"bad server URL '{word}'" in r.stderr,
+          f"CMD gets its words as given ({r.stderr.strip()[:120]!r})")
+    check(run.get("command", "").endswith(' --server "a \\"b\\" c\\\\" status'),
+          f"the command line quotes them as CommandLineToArgvW reads them ({run.get('command')!r})")
+
+    # A copy of 4 MiB that lasts two ticks: cmd.exe and its ping.exe become the run's Process rows.
+    # --payload names the directory (FindFirstFile walks it): the file and a small one below.
+    payload = os.path.join(work, "payload")
+    src, dst = os.path.join(payload, "payload.bin"), os.path.join(work, "copied.bin")
+    os.makedirs(os.path.join(payload, "sub"))
+    with open(src, "wb") as f:
+        f.write(os.urandom(4 << 20))
+    with open(os.path.join(payload, "sub", "note.txt"), "w") as f:
+        f.write("x" * 100)
+    r = perflog_run(w, url, "--json", "--payload", winpath(payload), "--", "cmd", "/c",
+                    f"copy /y {winpath(src)} {winpath(dst)} > nul& ping -n 3 127.0.0.1 > nul")
+    try:
+        rep = json.loads(r.stdout)
+    except ValueError:
+        rep = {}
+    same = os.path.exists(dst) and open(src, "rb").read() == open(dst, "rb").read()
+    check(r.returncode == 0 and same, f"the copy runs to its end (exit {r.returncode}, same bytes: {same})")
+    run = last_run(url)
+    names = sorted(p.get("instance", "").split(":")[0] for p in rep.get("processes", []))
+    check({"cmd", "ping", "perflog"} <= set(names),
+          f"the run follows perflog.exe, its cmd.exe and that one's ping.exe ({names})")
+    own = [p for p in rep.get("processes", []) if p.get("instance", "").startswith("perflog:")]
+    check(len(own) == 1 and own[0].get("pid") == run.get("pid"),
+          f"the run was opened with perflog.exe's pid, the root of the tree ({run.get('pid')}, {own})")
+    pl = rep.get("payload") or {}
+    check(pl.get("bytes") == (4 << 20) + 100 and pl.get("files") == 2,
+          f"--payload DIR is the size and count of the files under it ({pl})")
+
+    # What CMD leaves running is ended when perflog.exe exits: the job object is closed.
+    before = {pid for pid, (name, _) in wine_processes(w).items() if name.lower() == "ping.exe"}
+    r = perflog_run(w, url, "-q", "--", "cmd", "/c", "start /b ping -n 60 127.0.0.1 > nul& echo started")
+    time.sleep(0.5)
+    left = {pid for pid, (name, _) in wine_processes(w).items() if name.lower() == "ping.exe"} - before
+    check(r.returncode == 0 and r.stdout.startswith("started") and not left,
+          f"a process CMD started in the background ends with perflog.exe (exit {r.returncode}, left {left})")
+    print(f"perflog.exe run checks: {time.time() - t0:.1f} s", flush=True)
 
 
 def get_json(url, path):
