@@ -15,6 +15,7 @@ struct prev_object {
 
 struct delta_state {
     struct prev_object prev[OBJ_COUNT];
+    struct extra_names *names; /* the extras' paths of the last tick, shared with the next */
 };
 
 static uint32_t name_hash(const char *s)
@@ -100,6 +101,7 @@ void delta_free(struct delta_state *d)
     delta_reset(d);
     for (int i = 0; i < OBJ_COUNT; i++)
         free(d->prev[i].rows.rows);
+    extra_names_free(d->names);
     free(d);
 }
 
@@ -228,6 +230,9 @@ struct tick *delta_tick(struct delta_state *d, const struct raw_sample *cur, int
             total_row(od, t->obj[o].rows, ro->rows, ro->n, &t->obj[o].rows[ro->n]);
         t->obj[o].n = n;
     }
+    /* Extra PDH series are PDH's own formatted values: no deltas, copied as read. */
+    if (tick_set_extras(t, cur->extra.v, cur->extra.n, &d->names) < 0)
+        goto oom;
     for (int o = 0; o < OBJ_COUNT; o++)
         if (prev_store(&d->prev[o], &cur->obj[o]) < 0)
             goto oom_state;

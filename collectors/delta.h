@@ -6,7 +6,8 @@
  * cleared), so the instance has no cumulative values that tick: a gap, never a negative or a huge
  * spike. The first reading of an instance has no deltas. Instances that vanish are forgotten
  * (mark and sweep by name), so a renamed device simply starts again under its new name.
- * Rows flagged RAW_IN_TOTAL are summed, per tick, into an extra "_Total" row.
+ * Rows flagged RAW_IN_TOTAL are summed, per tick, into an extra "_Total" row. The readings of
+ * extra PDH paths (struct raw_extra) are copied into the tick as they are.
  */
 #ifndef PERFLOG_DELTA_H
 #define PERFLOG_DELTA_H

@@ -6,6 +6,7 @@
 #define PERFLOG_SAMPLE_H
 
 #include "counters.h"
+#include "pdh_path.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,13 +29,33 @@ struct raw_object {
     size_t n, cap;
 };
 
+/*
+ * One reading of an extra PDH path (collector.h: pdh_counters). Extra series are not counters of
+ * the object table: each is one PDH path with the value PDH formats for it (what typeperf
+ * prints), stored as it is. Only the Windows collector produces them.
+ */
+struct raw_extra {
+    char path[PDH_PATH_MAX]; /* "\Object(Instance)\Counter", no machine prefix (pdh_path.h) */
+    double value;            /* PDH_FMT_DOUBLE | PDH_FMT_NOCAP100 */
+    int valid;               /* 0: no value this tick (a CStatus other than valid data) */
+};
+
+struct raw_extras {
+    struct raw_extra *v;
+    size_t n, cap;
+};
+
 /* One reading of every object. Owned by its creator; reuse across ticks with raw_sample_clear. */
 struct raw_sample {
     struct raw_object obj[OBJ_COUNT];
+    struct raw_extras extra;
 };
 
 /* Append a zeroed row named `name` (truncated to COUNTER_NAME_MAX-1). NULL on out of memory. */
 struct raw_row *raw_object_add(struct raw_object *o, const char *name, size_t name_len);
+/* Append an extra reading of `path` without a value. NULL on out of memory or when the path does
+ * not fit in PDH_PATH_MAX. */
+struct raw_extra *raw_extra_add(struct raw_extras *e, const char *path);
 void raw_sample_clear(struct raw_sample *s); /* keeps the allocations */
 void raw_sample_free(struct raw_sample *s);  /* frees the rows; accepts a zeroed sample */
 
@@ -57,6 +78,17 @@ struct tick_object {
     size_t n;
 };
 
+/* One extra PDH series of a tick (struct raw_extra, as read). */
+struct tick_extra {
+    const char *path; /* owned by the tick's extra_names */
+    double value;
+    int valid; /* 0: no value this tick: a gap */
+};
+
+/* The path strings of a tick's extras: immutable, reference-counted, shared by consecutive ticks
+ * while the set of extra paths stays the same (sample.c). */
+struct extra_names;
+
 /*
  * One tick, as the sampler hands it to the writer. Heap-allocated and reference-counted: the queue
  * (and the writer after it) hold one reference, the in-memory store of recent ticks another.
@@ -69,9 +101,24 @@ struct tick {
     uint32_t missed;     /* ticks that should have happened before this one and did not */
     int64_t queued_mono_ns; /* when the sampler queued it (daemon/queue.c) */
     struct tick_object obj[OBJ_COUNT];
+    struct tick_extra *extras; /* n_extras extra PDH series, in the collector's order */
+    size_t n_extras;
+    struct extra_names *extra_names; /* holds the extras' paths; NULL without extras */
 };
 
 struct tick *tick_ref(struct tick *t); /* adds a reference; returns t; thread-safe */
 void tick_free(struct tick *t); /* drops a reference, frees at 0; accepts NULL; thread-safe */
+
+/*
+ * Give t (which has no extras yet) a copy of the readings e[0..n). The paths go into a names
+ * block: *cache when its paths are e's, in order, else a new block that then replaces *cache (its
+ * old reference dropped). cache may be NULL: then the block is t's alone. Returns 0, or -ENOMEM
+ * with t unchanged. Not thread-safe as to *cache (one sampler owns it).
+ */
+int tick_set_extras(struct tick *t, const struct raw_extra *e, size_t n,
+                    struct extra_names **cache);
+
+/* Drop a reference to a names block (a cache of tick_set_extras); accepts NULL; thread-safe. */
+void extra_names_free(struct extra_names *names);
 
 #endif

@@ -4,8 +4,11 @@
 #include "db.h"
 
 #include "log.h"
+#include "name_map.h"
+#include "pdh_extra.h"
 #include "sbuf.h"
 #include "schema.h"
+#include "sql_errno.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -20,17 +23,6 @@
 #define DAY_MS           86400000LL
 #define MAINT_TICK_BATCH 3600 /* ticks rolled up or pruned per db_maintain step */
 
-/* Instance name -> id, per object, so a tick costs no lookups once its instances are known. */
-struct inst_entry {
-    char *name;
-    int64_t id;
-};
-
-struct inst_map {
-    struct inst_entry *slots;
-    size_t nslots, n;
-};
-
 struct db {
     sqlite3 *conn;
     char *path;
@@ -39,10 +31,11 @@ struct db {
     sqlite3_stmt *ins_row[OBJ_COUNT];
     sqlite3_stmt *get_inst;
     sqlite3_stmt *add_inst;
-    sqlite3_stmt *rollup_1m[OBJ_COUNT];
-    sqlite3_stmt *rollup_1h[OBJ_COUNT];
-    struct inst_map inst[OBJ_COUNT];
-    struct db_size size; /* from the last maintain_size */
+    sqlite3_stmt *rollup_1m[SCHEMA_NVALUE_TABLES];
+    sqlite3_stmt *rollup_1h[SCHEMA_NVALUE_TABLES];
+    struct name_map inst[OBJ_COUNT];
+    struct pdh_store *pdh; /* the extra PDH series' writes */
+    struct db_size size;   /* from the last maintain_size */
 };
 
 /*
@@ -54,6 +47,8 @@ struct db {
  * client's own /proc/self/io deltas (docs/schema.md).
  * 2 -> 3: the Process object (obj_process and its roll-ups), created like every object table by
  * schema_tables() in the same transaction; nothing existing changes.
+ * 3 -> 4: the extra PDH series (pdh_paths, pdh_values and its roll-ups), created the same way;
+ * the views gain their rows when they are rebuilt at the same time.
  */
 static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN settle_timeout_s INTEGER;\n"
@@ -63,86 +58,8 @@ static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN storage_read_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_write_bytes INTEGER;\n",
     "SELECT 1;\n",
+    "SELECT 1;\n",
 };
-
-static uint32_t name_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
-static void inst_map_clear(struct inst_map *m)
-{
-    for (size_t i = 0; i < m->nslots; i++)
-        free(m->slots[i].name);
-    free(m->slots);
-    m->slots = NULL;
-    m->nslots = m->n = 0;
-}
-
-static int64_t inst_map_get(const struct inst_map *m, const char *name)
-{
-    if (!m->nslots)
-        return -1;
-    for (size_t i = name_hash(name) & (m->nslots - 1);; i = (i + 1) & (m->nslots - 1)) {
-        if (!m->slots[i].name)
-            return -1;
-        if (strcmp(m->slots[i].name, name) == 0)
-            return m->slots[i].id;
-    }
-}
-
-static int inst_map_put(struct inst_map *m, const char *name, int64_t id)
-{
-    if ((m->n + 1) * 2 > m->nslots) {
-        struct inst_map bigger = {0};
-        bigger.nslots = m->nslots ? m->nslots * 2 : 64;
-        bigger.slots = calloc(bigger.nslots, sizeof(*bigger.slots));
-        if (!bigger.slots)
-            return -ENOMEM;
-        for (size_t i = 0; i < m->nslots; i++) {
-            if (!m->slots[i].name)
-                continue;
-            size_t j = name_hash(m->slots[i].name) & (bigger.nslots - 1);
-            while (bigger.slots[j].name)
-                j = (j + 1) & (bigger.nslots - 1);
-            bigger.slots[j] = m->slots[i];
-            bigger.n++;
-        }
-        free(m->slots);
-        *m = bigger;
-    }
-    size_t j = name_hash(name) & (m->nslots - 1);
-    while (m->slots[j].name)
-        j = (j + 1) & (m->nslots - 1);
-    m->slots[j].name = strdup(name);
-    if (!m->slots[j].name)
-        return -ENOMEM;
-    m->slots[j].id = id;
-    m->n++;
-    return 0;
-}
-
-static int errno_of(int rc)
-{
-    switch (rc & 0xff) {
-    case SQLITE_FULL:
-        return -ENOSPC;
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-        return -EBUSY;
-    case SQLITE_NOMEM:
-        return -ENOMEM;
-    case SQLITE_READONLY:
-    case SQLITE_PERM:
-    case SQLITE_CANTOPEN:
-        return -EACCES;
-    default:
-        return -EIO;
-    }
-}
 
 static int exec(struct db *d, const char *sql)
 {
@@ -152,7 +69,7 @@ static int exec(struct db *d, const char *sql)
     if (rc != SQLITE_OK) {
         log_debug("sqlite: %s", msg ? msg : sqlite3_errstr(rc));
         sqlite3_free(msg);
-        return errno_of(rc);
+        return sql_errno(rc);
     }
     return 0;
 }
@@ -166,7 +83,7 @@ static void rollback(struct db *d)
 static int prepare(struct db *d, const char *sql, sqlite3_stmt **out)
 {
     int rc = sqlite3_prepare_v3(d->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
-    return rc == SQLITE_OK ? 0 : errno_of(rc);
+    return rc == SQLITE_OK ? 0 : sql_errno(rc);
 }
 
 static int64_t meta_get_int(struct db *d, const char *key, int64_t dflt)
@@ -192,7 +109,7 @@ static int meta_set(struct db *d, const char *key, int64_t ival, const char *sva
     rc = sqlite3_prepare_v2(d->conn, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", -1,
                             &st, NULL);
     if (rc != SQLITE_OK)
-        return errno_of(rc);
+        return sql_errno(rc);
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     if (sval)
         sqlite3_bind_text(st, 2, sval, -1, SQLITE_STATIC);
@@ -200,7 +117,7 @@ static int meta_set(struct db *d, const char *key, int64_t ival, const char *sva
         sqlite3_bind_int64(st, 2, ival);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : errno_of(rc);
+    return rc == SQLITE_DONE ? 0 : sql_errno(rc);
 }
 
 static int64_t query_int(struct db *d, const char *sql, int64_t a, int64_t b, int64_t dflt)
@@ -217,6 +134,24 @@ static int64_t query_int(struct db *d, const char *sql, int64_t a, int64_t b, in
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
         v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
+    return v;
+}
+
+/* min or max (`agg`) of bucket_ms over roll-up tier `sfx` of every value table, or dflt when they
+ * are all empty: no single object is present on every machine (wine has no Memory object). */
+static int64_t tier_edge(struct db *d, const char *agg, const char *sfx, int64_t dflt)
+{
+    struct sbuf b = {0};
+    int64_t v = dflt;
+
+    sbuf_printf(&b, "SELECT %s(x) FROM (", agg);
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
+        sbuf_printf(&b, "%sSELECT %s(bucket_ms) AS x FROM %s_%s", i ? " UNION ALL " : "", agg,
+                    schema_value_table(i), sfx);
+    sbuf_printf(&b, ")");
+    if (sbuf_ok(&b))
+        v = query_int(d, b.s, 0, 0, dflt);
+    sbuf_free(&b);
     return v;
 }
 
@@ -324,14 +259,17 @@ static int prepare_all(struct db *d)
             sbuf_printf(&b, ", ?");
         sbuf_printf(&b, ")");
         rc = prepare_built(d, &b, 0, &d->ins_row[o]);
-        if (rc == 0)
-            rc = prepare_built(d, &b, schema_rollup_minute(&b, o), &d->rollup_1m[o]);
-        if (rc == 0)
-            rc = prepare_built(d, &b, schema_rollup_hour(&b, o), &d->rollup_1h[o]);
         if (rc < 0)
             return rc;
     }
-    return 0;
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
+        rc = prepare_built(d, &b, schema_rollup_minute(&b, i), &d->rollup_1m[i]);
+        if (rc == 0)
+            rc = prepare_built(d, &b, schema_rollup_hour(&b, i), &d->rollup_1h[i]);
+        if (rc < 0)
+            return rc;
+    }
+    return pdh_store_new(d->conn, &d->pdh);
 }
 
 /* Process-wide SQLite settings, before SQLite initializes: no memory statistics, which would
@@ -359,7 +297,7 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open database: %s", path,
                  d->conn ? sqlite3_errmsg(d->conn) : sqlite3_errstr(rc));
-        rc = errno_of(rc);
+        rc = sql_errno(rc);
         goto fail;
     }
     sqlite3_extended_result_codes(d->conn, 1);
@@ -404,10 +342,13 @@ void db_close(struct db *d)
     sqlite3_finalize(d->add_inst);
     for (int o = 0; o < OBJ_COUNT; o++) {
         sqlite3_finalize(d->ins_row[o]);
-        sqlite3_finalize(d->rollup_1m[o]);
-        sqlite3_finalize(d->rollup_1h[o]);
-        inst_map_clear(&d->inst[o]);
+        name_map_clear(&d->inst[o]);
     }
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
+        sqlite3_finalize(d->rollup_1m[i]);
+        sqlite3_finalize(d->rollup_1h[i]);
+    }
+    pdh_store_free(d->pdh);
     if (d->conn)
         sqlite3_close_v2(d->conn);
     free(d->path);
@@ -428,7 +369,7 @@ static int step_done(sqlite3_stmt *st)
 {
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : errno_of(rc);
+    return rc == SQLITE_DONE ? 0 : sql_errno(rc);
 }
 
 /* The id of instance `name` of object `o`, created on first sight. */
@@ -437,7 +378,7 @@ static int instance_id(struct db *d, int o, const char *name, int64_t tick_id, i
     const char *obj = counter_objects[o].name;
     int rc;
 
-    *id = inst_map_get(&d->inst[o], name);
+    *id = name_map_get(&d->inst[o], name);
     if (*id >= 0)
         return 0;
     sqlite3_bind_text(d->get_inst, 1, obj, -1, SQLITE_STATIC);
@@ -447,7 +388,7 @@ static int instance_id(struct db *d, int o, const char *name, int64_t tick_id, i
         *id = sqlite3_column_int64(d->get_inst, 0);
     sqlite3_reset(d->get_inst);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return errno_of(rc);
+        return sql_errno(rc);
     if (rc == SQLITE_DONE) {
         sqlite3_bind_text(d->add_inst, 1, obj, -1, SQLITE_STATIC);
         sqlite3_bind_text(d->add_inst, 2, name, -1, SQLITE_STATIC);
@@ -457,7 +398,7 @@ static int instance_id(struct db *d, int o, const char *name, int64_t tick_id, i
             return rc;
         *id = sqlite3_last_insert_rowid(d->conn);
     }
-    return inst_map_put(&d->inst[o], name, *id);
+    return name_map_put(&d->inst[o], name, *id);
 }
 
 static int write_tick(struct db *d, const struct tick *t)
@@ -499,7 +440,7 @@ static int write_tick(struct db *d, const struct tick *t)
                 return rc;
         }
     }
-    return 0;
+    return pdh_store_write(d->pdh, tick_id, t);
 }
 
 int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
@@ -514,7 +455,8 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
         rollback(d);
         /* Instances created in the failed transaction are gone: forget the cached ids. */
         for (int o = 0; o < OBJ_COUNT; o++)
-            inst_map_clear(&d->inst[o]);
+            name_map_clear(&d->inst[o]);
+        pdh_store_forget(d->pdh);
     }
     return rc;
 }
@@ -534,10 +476,10 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
 
     upto = query_int(d, "SELECT max(id) FROM ticks WHERE id > ?1 AND id <= ?1 + 3600 AND t_ms < ?2",
                      last, minute_start, last);
-    for (int o = 0; rc == 0 && upto > last && o < OBJ_COUNT; o++) {
-        sqlite3_bind_int64(d->rollup_1m[o], 1, last);
-        sqlite3_bind_int64(d->rollup_1m[o], 2, upto);
-        rc = step_done(d->rollup_1m[o]);
+    for (int i = 0; rc == 0 && upto > last && i < SCHEMA_NVALUE_TABLES; i++) {
+        sqlite3_bind_int64(d->rollup_1m[i], 1, last);
+        sqlite3_bind_int64(d->rollup_1m[i], 2, upto);
+        rc = step_done(d->rollup_1m[i]);
     }
     if (rc == 0 && upto > last)
         rc = meta_set(d, "rollup_1m_tick", upto, NULL);
@@ -562,7 +504,7 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
     (void)now_ms; /* the minute tier's watermark already says how far time has gone */
     (void)r;
     if (next < 0) {
-        next = query_int(d, "SELECT min(bucket_ms) FROM obj_memory_1m", 0, 0, -1);
+        next = tier_edge(d, "min", "1m", -1);
         if (next < 0)
             return 0;
         next = next / HOUR_MS * HOUR_MS;
@@ -570,10 +512,10 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
     if (next >= until)
         return 0;
     end = next + 24 * HOUR_MS < until ? next + 24 * HOUR_MS : until;
-    for (int o = 0; rc == 0 && o < OBJ_COUNT; o++) {
-        sqlite3_bind_int64(d->rollup_1h[o], 1, next);
-        sqlite3_bind_int64(d->rollup_1h[o], 2, end);
-        rc = step_done(d->rollup_1h[o]);
+    for (int i = 0; rc == 0 && i < SCHEMA_NVALUE_TABLES; i++) {
+        sqlite3_bind_int64(d->rollup_1h[i], 1, next);
+        sqlite3_bind_int64(d->rollup_1h[i], 2, end);
+        rc = step_done(d->rollup_1h[i]);
     }
     if (rc == 0)
         rc = meta_set(d, "rollup_1h_next_ms", end, NULL);
@@ -599,8 +541,8 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
     if (upto > rolled)
         upto = rolled;
     if (upto >= first && upto > 0) {
-        for (int o = 0; o < OBJ_COUNT; o++)
-            sbuf_printf(&b, "DELETE FROM %s WHERE tick <= %lld;\n", counter_objects[o].table,
+        for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
+            sbuf_printf(&b, "DELETE FROM %s WHERE tick <= %lld;\n", schema_value_table(i),
                         (long long)upto);
         sbuf_printf(&b, "DELETE FROM ticks WHERE id <= %lld;\n", (long long)upto);
         more = upto - first + 1 >= MAINT_TICK_BATCH;
@@ -608,8 +550,8 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
     /* Roll-up tiers: a day of buckets per call at most. */
     mcut = now_ms - (int64_t)r->minute_days * DAY_MS;
     hcut = now_ms - (int64_t)r->hour_days * DAY_MS;
-    for (int o = 0; o < OBJ_COUNT; o++) {
-        const char *t = counter_objects[o].table;
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
+        const char *t = schema_value_table(i);
         sbuf_printf(&b,
                     "DELETE FROM %s_1m WHERE bucket_ms < min(%lld, (SELECT min(bucket_ms) FROM "
                     "%s_1m) + %lld);\n",
@@ -627,8 +569,7 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
     sbuf_free(&b);
     if (rc < 0)
         return rc;
-    if (query_int(d, "SELECT count(*) FROM obj_memory_1m WHERE bucket_ms < ?", mcut, 0, 0) > 0 ||
-        query_int(d, "SELECT count(*) FROM obj_memory_1h WHERE bucket_ms < ?", hcut, 0, 0) > 0)
+    if (tier_edge(d, "min", "1m", INT64_MAX) < mcut || tier_edge(d, "min", "1h", INT64_MAX) < hcut)
         more = 1;
     return (int)more;
 }
@@ -678,25 +619,22 @@ static int prune_oldest(struct db *d, int tier, int64_t keep_ms)
                        newest - keep_ms, 0); /* 600: SIZE_TICK_BATCH */
         if (hi < lo || hi <= 0)
             return 0;
-        for (int o = 0; o < OBJ_COUNT; o++)
-            sbuf_printf(&b, "DELETE FROM %s WHERE tick <= %lld;\n", counter_objects[o].table,
+        for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
+            sbuf_printf(&b, "DELETE FROM %s WHERE tick <= %lld;\n", schema_value_table(i),
                         (long long)hi);
         sbuf_printf(&b, "DELETE FROM ticks WHERE id <= %lld;\n", (long long)hi);
     } else {
         const char *sfx = tier == 1 ? "1m" : "1h";
-        char sql[160];
 
-        snprintf(sql, sizeof(sql), "SELECT max(bucket_ms) FROM obj_memory_%s", sfx);
-        newest = query_int(d, sql, 0, 0, 0);
-        snprintf(sql, sizeof(sql), "SELECT min(bucket_ms) FROM obj_memory_%s", sfx);
-        lo = query_int(d, sql, 0, 0, 0);
+        newest = tier_edge(d, "max", sfx, 0);
+        lo = tier_edge(d, "min", sfx, 0);
         hi = lo + (tier == 1 ? HOUR_MS : DAY_MS); /* an hour of minutes, a day of hours */
         if (hi > newest - keep_ms)
             hi = newest - keep_ms;
         if (hi <= lo)
             return 0;
-        for (int o = 0; o < OBJ_COUNT; o++)
-            sbuf_printf(&b, "DELETE FROM %s_%s WHERE bucket_ms < %lld;\n", counter_objects[o].table,
+        for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
+            sbuf_printf(&b, "DELETE FROM %s_%s WHERE bucket_ms < %lld;\n", schema_value_table(i),
                         sfx, (long long)hi);
     }
     if (!sbuf_ok(&b)) {

@@ -4,8 +4,10 @@
  * Layout (docs/schema.md has the full description): one `ticks` row per tick holds its real UTC
  * time and real interval; one WITHOUT ROWID table per object holds a row per (tick, instance) with
  * the raw fields as integers (cumulative fields as per-tick deltas, gauges as read). Roll-up tables
- * per object hold min/avg/max of every counter per minute and per hour. The views counter_values
- * and counter_rollups render it all as plain (path, value) rows for the stock sqlite3 shell.
+ * per object hold min/avg/max of every counter per minute and per hour. The extra PDH series of a
+ * Windows config (pdh_counters) have tables of their own (pdh_extra.h), pruned and rolled up with
+ * the others. The views counter_values and counter_rollups render it all as plain (path, value)
+ * rows for the stock sqlite3 shell.
  *
  * A struct db is used by one thread at a time (the writer); readers open their own connections.
  */
@@ -16,7 +18,7 @@
 
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 struct db;
 

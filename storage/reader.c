@@ -312,3 +312,128 @@ int reader_rollups(struct reader *r, int obj, enum reader_tier tier, const int64
     }
     return finish(st, stop ? SQLITE_DONE : rc, stop);
 }
+
+/* 1 when the database has the extra PDH series' tables (version 4 on), 0 when not, -EIO. */
+static int has_pdh(struct reader *r)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (prepare(r, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pdh_paths'", &st) <
+        0)
+        return -EIO;
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+static const char *text_or_empty(sqlite3_stmt *st, int col)
+{
+    const unsigned char *s = sqlite3_column_text(st, col);
+
+    return s ? (const char *)s : "";
+}
+
+int reader_pdh_paths(struct reader *r,
+                     int (*cb)(void *arg, int64_t id, const char *path, const char *object,
+                               const char *instance, const char *counter),
+                     void *arg)
+{
+    sqlite3_stmt *st;
+    int rc = has_pdh(r), stop = 0;
+
+    if (rc <= 0)
+        return rc;
+    if (prepare(r, "SELECT id, path, object, instance, counter FROM pdh_paths ORDER BY id", &st) <
+        0)
+        return -EIO;
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        stop = cb(arg, sqlite3_column_int64(st, 0), text_or_empty(st, 1), text_or_empty(st, 2),
+                  text_or_empty(st, 3), text_or_empty(st, 4));
+    return finish(st, stop ? SQLITE_DONE : rc, stop);
+}
+
+/* " AND path_id IN (1,2,3)": ids are integers the caller got from pdh_paths. */
+static void path_list(struct sbuf *b, const int64_t *ids, size_t nids)
+{
+    sbuf_printf(b, " AND path_id IN (");
+    for (size_t i = 0; i < nids; i++)
+        sbuf_printf(b, "%s%lld", i ? "," : "", (long long)ids[i]);
+    sbuf_printf(b, ")");
+}
+
+/* Prepare the SQL of b (taken), or -ENOMEM / -EIO. */
+static int prepare_built(struct reader *r, struct sbuf *b, sqlite3_stmt **st)
+{
+    char *sql = sbuf_take(b);
+    int rc;
+
+    if (!sql)
+        return -ENOMEM;
+    rc = prepare(r, sql, st);
+    free(sql);
+    return rc;
+}
+
+int reader_pdh_values(struct reader *r, const int64_t *ids, size_t nids, int64_t tick_from,
+                      int64_t tick_to,
+                      int (*cb)(void *arg, int64_t tick, int64_t id, double value, int valid),
+                      void *arg)
+{
+    struct sbuf b = {0};
+    sqlite3_stmt *st;
+    int rc = nids ? has_pdh(r) : 0, stop = 0;
+
+    if (rc <= 0)
+        return rc;
+    sbuf_printf(&b, "SELECT tick, path_id, value FROM pdh_values WHERE tick BETWEEN ? AND ?");
+    path_list(&b, ids, nids);
+    sbuf_printf(&b, " ORDER BY tick, path_id");
+    if ((rc = prepare_built(r, &b, &st)) < 0)
+        return rc;
+    sqlite3_bind_int64(st, 1, tick_from);
+    sqlite3_bind_int64(st, 2, tick_to);
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int valid = sqlite3_column_type(st, 2) != SQLITE_NULL;
+
+        stop = cb(arg, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                  valid ? sqlite3_column_double(st, 2) : 0.0, valid);
+    }
+    return finish(st, stop ? SQLITE_DONE : rc, stop);
+}
+
+int reader_pdh_rollups(struct reader *r, enum reader_tier tier, const int64_t *ids, size_t nids,
+                       int64_t from_ms, int64_t to_ms,
+                       int (*cb)(void *arg, const struct reader_rollup_row *row), void *arg)
+{
+    struct reader_rollup_row row;
+    struct sbuf b = {0};
+    sqlite3_stmt *st;
+    int rc = nids ? has_pdh(r) : 0, stop = 0;
+
+    if (rc <= 0)
+        return rc;
+    sbuf_printf(&b,
+                "SELECT bucket_ms, path_id, n, value_min, value_avg, value_max FROM pdh_values_%s "
+                "WHERE bucket_ms BETWEEN ? AND ?",
+                tier == READER_1H ? "1h" : "1m");
+    path_list(&b, ids, nids);
+    sbuf_printf(&b, " ORDER BY bucket_ms");
+    if ((rc = prepare_built(r, &b, &st)) < 0)
+        return rc;
+    sqlite3_bind_int64(st, 1, from_ms);
+    sqlite3_bind_int64(st, 2, to_ms);
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        memset(&row, 0, sizeof(row));
+        row.bucket_ms = sqlite3_column_int64(st, 0);
+        row.inst = sqlite3_column_int64(st, 1);
+        row.n = sqlite3_column_int64(st, 2);
+        if (sqlite3_column_type(st, 4) == SQLITE_NULL)
+            row.null_mask = 1;
+        row.min[0] = sqlite3_column_double(st, 3);
+        row.avg[0] = sqlite3_column_double(st, 4);
+        row.max[0] = sqlite3_column_double(st, 5);
+        stop = cb(arg, &row);
+    }
+    return finish(st, stop ? SQLITE_DONE : rc, stop);
+}

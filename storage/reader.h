@@ -81,4 +81,30 @@ int reader_rollups(struct reader *r, int obj, enum reader_tier tier, const int64
                    size_t ninst, int64_t from_ms, int64_t to_ms,
                    int (*cb)(void *arg, const struct reader_rollup_row *row), void *arg);
 
+/*
+ * The extra PDH series (pdh_extra.h). A database of a version before 4 has none: these then find
+ * nothing and return 0.
+ *
+ * reader_pdh_paths: every extra path the log knows, in id order: cb(arg, path id, path, object,
+ * instance ("" for a single-instance object), counter).
+ */
+int reader_pdh_paths(struct reader *r,
+                     int (*cb)(void *arg, int64_t id, const char *path, const char *object,
+                               const char *instance, const char *counter),
+                     void *arg);
+
+/* Values of the paths ids[0..nids) in the ticks with ids tick_from..tick_to, in (tick, path id)
+ * order: cb(arg, tick id, path id, value, valid), valid 0 for a stored gap. */
+int reader_pdh_values(struct reader *r, const int64_t *ids, size_t nids, int64_t tick_from,
+                      int64_t tick_to,
+                      int (*cb)(void *arg, int64_t tick, int64_t id, double value, int valid),
+                      void *arg);
+
+/* Roll-up rows of `tier` for the paths ids[0..nids) with from_ms <= bucket_ms <= to_ms, by bucket,
+ * in the shape of the object roll-ups: row->inst is the path id, counter 0 its min/avg/max, n the
+ * number of values in the bucket. */
+int reader_pdh_rollups(struct reader *r, enum reader_tier tier, const int64_t *ids, size_t nids,
+                       int64_t from_ms, int64_t to_ms,
+                       int (*cb)(void *arg, const struct reader_rollup_row *row), void *arg);
+
 #endif

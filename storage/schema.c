@@ -6,6 +6,7 @@
 #include "schema.h"
 
 #include "counters.h"
+#include "pdh_extra.h"
 
 #include <stdio.h>
 
@@ -83,6 +84,12 @@ void schema_tables(struct sbuf *b)
         rollup_table(b, &counter_objects[o], "1m");
         rollup_table(b, &counter_objects[o], "1h");
     }
+    pdh_extra_tables(b);
+}
+
+const char *schema_value_table(int i)
+{
+    return i == SCHEMA_PDH_TABLE ? PDH_EXTRA_TABLE : counter_objects[i].table;
 }
 
 void schema_counters_rows(struct sbuf *b)
@@ -163,6 +170,8 @@ int schema_views(struct sbuf *b)
             first = 0;
         }
     }
+    sbuf_printf(b, "UNION ALL\n");
+    pdh_extra_values_view(b);
     sbuf_printf(b, ";\n");
 
     first = 1;
@@ -191,6 +200,8 @@ int schema_views(struct sbuf *b)
                 first = 0;
             }
         }
+        sbuf_printf(b, "UNION ALL\n");
+        pdh_extra_rollups_view(b, suffix);
     }
     sbuf_printf(b, ";\n");
     return sbuf_ok(b) ? 0 : -1;
@@ -230,7 +241,13 @@ static void insert_head(struct sbuf *b, const struct object_def *od, const char 
 
 int schema_rollup_minute(struct sbuf *b, int obj)
 {
-    const struct object_def *od = &counter_objects[obj];
+    const struct object_def *od;
+
+    if (obj == SCHEMA_PDH_TABLE) {
+        pdh_extra_rollup_minute(b);
+        return sbuf_ok(b) ? 0 : -1;
+    }
+    od = &counter_objects[obj];
 
     insert_head(b, od, "1m");
     sbuf_printf(b, "SELECT (t.t_ms / 60000) * 60000, o.inst, count(*)");
@@ -253,7 +270,13 @@ int schema_rollup_minute(struct sbuf *b, int obj)
 
 int schema_rollup_hour(struct sbuf *b, int obj)
 {
-    const struct object_def *od = &counter_objects[obj];
+    const struct object_def *od;
+
+    if (obj == SCHEMA_PDH_TABLE) {
+        pdh_extra_rollup_hour(b);
+        return sbuf_ok(b) ? 0 : -1;
+    }
+    od = &counter_objects[obj];
 
     insert_head(b, od, "1h");
     sbuf_printf(b, "SELECT (bucket_ms / 3600000) * 3600000, inst, sum(n)");

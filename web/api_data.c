@@ -93,14 +93,13 @@ static void render(const struct api_env *env, const struct data_req *req,
     }
     sbuf_printf(b, "],\"series\":[");
     for (size_t s = 0; s < set->n; s++) {
-        const struct counter_def *c = &counter_objects[set->s[s].obj].counters[set->s[s].counter];
         const double *v = res->values + s * res->npoints;
 
         series_path(&set->s[s], path, sizeof(path));
         sbuf_printf(b, "%s{\"path\":", s ? "," : "");
         api_json_str(b, path);
         sbuf_printf(b, ",\"unit\":");
-        api_json_str(b, c->unit);
+        api_json_str(b, series_unit(&set->s[s]));
         sbuf_printf(b, ",\"values\":[");
         for (size_t i = 0; i < res->npoints; i++) {
             if (i)

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,26 +108,26 @@ int api_health(const struct api_env *env, struct reader *rd, const struct query 
 
 static void counter_json(struct sbuf *b, const struct series *s)
 {
-    const struct object_def *od = &counter_objects[s->obj];
-    const struct counter_def *c = &od->counters[s->counter];
+    struct pdh_path_parts parts;
     char path[512];
 
     series_path(s, path, sizeof(path));
+    series_parts(s, &parts);
     sbuf_printf(b, "{\"path\":");
     api_json_str(b, path);
     sbuf_printf(b, ",\"object\":");
-    api_json_str(b, od->name);
+    api_json_str(b, parts.object);
     sbuf_printf(b, ",\"instance\":");
-    if (od->single)
+    if (!parts.instance[0])
         sbuf_printf(b, "null");
     else
-        api_json_str(b, s->inst);
+        api_json_str(b, parts.instance);
     sbuf_printf(b, ",\"counter\":");
-    api_json_str(b, c->name);
+    api_json_str(b, parts.counter);
     sbuf_printf(b, ",\"unit\":");
-    api_json_str(b, c->unit);
+    api_json_str(b, series_unit(s));
     sbuf_printf(b, ",\"kind\":");
-    api_json_str(b, c->kind);
+    api_json_str(b, series_kind(s));
     sbuf_printf(b, "}");
 }
 
@@ -190,6 +191,25 @@ static const struct tick_row *find_row(const struct tick *t, int obj, const char
     return NULL;
 }
 
+/* The value of series s in tick t, NaN when it has none. */
+static double latest_value(const struct tick *t, const struct series *s)
+{
+    const struct tick_row *row;
+    double v;
+
+    if (s->obj == SERIES_PDH) {
+        for (size_t i = 0; i < t->n_extras; i++)
+            if (!strcmp(t->extras[i].path, s->pdh_path))
+                return t->extras[i].valid ? t->extras[i].value : NAN;
+        return NAN;
+    }
+    row = find_row(t, s->obj, s->inst);
+    if (!row || !counter_eval(&counter_objects[s->obj].counters[s->counter], row->v, row->null_mask,
+                              t->interval_ms, &v))
+        return NAN;
+    return v;
+}
+
 int api_latest(const struct api_env *env, struct reader *rd, const struct query *q,
                struct api_response *out)
 {
@@ -219,19 +239,14 @@ int api_latest(const struct api_env *env, struct reader *rd, const struct query 
     sbuf_printf(&b, ",\"values\":[");
     for (size_t i = 0; i < set.n; i++) {
         const struct series *s = &set.s[i];
-        const struct counter_def *c = &counter_objects[s->obj].counters[s->counter];
-        const struct tick_row *row = find_row(t, s->obj, s->inst);
-        double v = 0.0 / 0.0;
 
-        if (row && !counter_eval(c, row->v, row->null_mask, t->interval_ms, &v))
-            v = 0.0 / 0.0;
         series_path(s, path, sizeof(path));
         sbuf_printf(&b, "%s{\"path\":", i ? "," : "");
         api_json_str(&b, path);
         sbuf_printf(&b, ",\"unit\":");
-        api_json_str(&b, c->unit);
+        api_json_str(&b, series_unit(s));
         sbuf_printf(&b, ",\"value\":");
-        api_json_num(&b, v);
+        api_json_num(&b, latest_value(t, s));
         sbuf_printf(&b, "}");
     }
     sbuf_printf(&b, "]}\n");

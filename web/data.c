@@ -127,6 +127,27 @@ static int raw_row_cb(void *arg, int64_t tick, int64_t inst, const int64_t *v, u
     return 0;
 }
 
+/* A stored value of an extra PDH series: put as it is, a gap left empty. */
+static int raw_pdh_cb(void *arg, int64_t tick, int64_t id, double value, int valid)
+{
+    struct walk *w = arg;
+    long i = tick_find(w->ticks, tick);
+    size_t point;
+
+    if (i < 0 || !valid)
+        return 0;
+    if (!w->acc.sum)
+        point = (size_t)i;
+    else if (!bucket_of(w, w->ticks->ts[i], &point))
+        return 0;
+    for (size_t k = 0; k < w->ns; k++)
+        if (w->s[k].obj == SERIES_PDH && w->s[k].inst_id == id)
+            put_value(w, k, point, value);
+    return 0;
+}
+
+/* Roll-up rows of objects, and of extra PDH series (w->obj SERIES_PDH: counter 0, inst the path
+ * id; reader_pdh_rollups). */
 static int rollup_cb(void *arg, const struct reader_rollup_row *row)
 {
     struct walk *w = arg;
@@ -182,8 +203,21 @@ static uint32_t object_fields(const struct series *s, size_t ns, int obj)
     return m;
 }
 
-/* Walk the database rows of every object the series name: raw rows of the ticks of w->ticks, or
- * the roll-up rows of `tier` in [from_ms, to_ms]. */
+/* The extra PDH series' rows, as walk_db reads the objects'. */
+static int walk_db_pdh(struct reader *rd, struct walk *w, enum reader_tier tier, int raw,
+                       int64_t from_ms, int64_t to_ms, int64_t *ids)
+{
+    size_t n = object_insts(w->s, w->ns, SERIES_PDH, ids);
+
+    if (!n || (raw && w->ticks->ndb == 0))
+        return 0;
+    w->obj = SERIES_PDH;
+    return raw ? reader_pdh_values(rd, ids, n, w->ticks->id_lo, w->ticks->id_hi, raw_pdh_cb, w)
+               : reader_pdh_rollups(rd, tier, ids, n, from_ms, to_ms, rollup_cb, w);
+}
+
+/* Walk the database rows of every object the series name, then of their extra PDH series: raw
+ * rows of the ticks of w->ticks, or the roll-up rows of `tier` in [from_ms, to_ms]. */
 static int walk_db(struct reader *rd, struct walk *w, enum reader_tier tier, int raw,
                    int64_t from_ms, int64_t to_ms)
 {
@@ -204,8 +238,25 @@ static int walk_db(struct reader *rd, struct walk *w, enum reader_tier tier, int
                                w->ticks->id_hi, raw_row_cb, w)
                  : reader_rollups(rd, o, tier, ids, n, from_ms, to_ms, rollup_cb, w);
     }
+    if (rc == 0)
+        rc = walk_db_pdh(rd, w, tier, raw, from_ms, to_ms, ids);
     free(ids);
     return rc;
+}
+
+/* The extras of a tick in memory: matched to the series by path. */
+static void live_extras(struct walk *w, const struct tick *t, size_t point)
+{
+    for (size_t k = 0; k < w->ns; k++) {
+        if (w->s[k].obj != SERIES_PDH)
+            continue;
+        for (size_t x = 0; x < t->n_extras; x++)
+            if (!strcmp(t->extras[x].path, w->s[k].pdh_path)) {
+                if (t->extras[x].valid)
+                    put_value(w, k, point, t->extras[x].value);
+                break;
+            }
+    }
 }
 
 static void walk_live(struct walk *w, struct tick *const *ticks, size_t n, size_t first_point)
@@ -222,6 +273,8 @@ static void walk_live(struct walk *w, struct tick *const *ticks, size_t n, size_
 
                 eval_row(w, point, o, row->name, 0, row->v, row->null_mask, t->interval_ms);
             }
+        if (t->n_extras)
+            live_extras(w, t, point);
     }
 }
 

@@ -412,6 +412,44 @@ static void put_tick(struct sbuf *b, const struct tick *t, const struct metrics_
     }
 }
 
+static void put_label(struct sbuf *b, const char *sep, const char *name, const char *value)
+{
+    sbuf_printf(b, "%s%s=\"", sep, name);
+    put_escaped(b, value, strlen(value), 1);
+    sbuf_printf(b, "\"");
+}
+
+/*
+ * The extra PDH series of a Windows config (pdh_counters), one gauge family: PDH's formatted value
+ * is already a rate or a level, and its raw counter is not kept, so there is no _total to give.
+ * The instance label is pdh_instance: Prometheus itself sets `instance` on every scraped series.
+ * A series without a value this tick is left out, as an unread field is.
+ */
+static void put_extras(struct sbuf *b, const struct tick *t)
+{
+    struct pdh_path_parts parts;
+    char val[VALUE_MAX];
+    int header = 0;
+
+    for (size_t i = 0; i < t->n_extras; i++) {
+        const struct tick_extra *x = &t->extras[i];
+
+        if (!x->valid || pdh_path_split(x->path, &parts) < 0)
+            continue;
+        if (!header++)
+            put_header(b, "perflog_pdh_value", METRIC_GAUGE,
+                       "Value of an extra PDH counter of the configuration (pdh_counters), as "
+                       "PDH formats it.");
+        sbuf_printf(b, "perflog_pdh_value");
+        put_label(b, "{", "object", parts.object);
+        if (parts.instance[0])
+            put_label(b, ",", "pdh_instance", parts.instance);
+        put_label(b, ",", "counter", parts.counter);
+        fmt_double(val, sizeof(val), x->value);
+        sbuf_printf(b, "} %s\n", val);
+    }
+}
+
 static void put_build_info(struct sbuf *b, const struct metrics_self *self)
 {
     const char *version = self->version ? self->version : "";
@@ -456,7 +494,9 @@ int metrics_render(const struct tick *t, const struct metrics_self *self, struct
 {
     if (self)
         put_self(out, self);
-    if (t)
+    if (t) {
         put_tick(out, t, self);
+        put_extras(out, t);
+    }
     return sbuf_ok(out) ? 0 : -ENOMEM;
 }

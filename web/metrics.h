@@ -7,8 +7,9 @@
  * where it has an equivalent, with the prefix `perflog_` (node_disk_read_bytes_total ->
  * perflog_disk_read_bytes_total{device="vda"}, node_cpu_seconds_total{cpu,mode} ->
  * perflog_cpu_seconds_total{cpu="0",mode="user"}). `_Total` instances are not exported:
- * Prometheus sums with sum(). Every family has HELP and TYPE lines; label values are escaped
- * (\\, \", \n).
+ * Prometheus sums with sum(). The extra PDH series of a Windows config are one gauge family,
+ * perflog_pdh_value{object, pdh_instance, counter}. Every family has HELP and TYPE lines; label
+ * values are escaped (\\, \", \n).
  */
 #ifndef PERFLOG_METRICS_H
 #define PERFLOG_METRICS_H

@@ -12,8 +12,8 @@
  *
  * A path PDH rejects is logged once by name and the rest keep working; it is retried at each
  * expansion and logged again when it comes back. The extra paths of the config ("pdh_counters")
- * are added the same way; their values are read each tick and logged at debug level: storing
- * arbitrary PDH counters needs a table of their own (see docs/windows.md).
+ * are pdh_user.c's, in the same query and expanded at the same times; their values become the
+ * extras of the sample (sample.h), stored as series of their own.
  *
  * The processes of runs (collector_follow) are read apart from PDH, by proc_windows.c, and their
  * rows are appended after the PDH rows are finished.
@@ -22,6 +22,8 @@
 #include "glob_match.h"
 #include "log.h"
 #include "pdh_map.h"
+#include "pdh_user.h"
+#include "pdh_util.h"
 #include "proc_windows.h"
 
 #include <errno.h>
@@ -34,7 +36,7 @@
 #include <windows.h>
 
 #define EXPAND_PERIOD_MS 60000
-#define PATH_MAX_UTF8    1024
+#define PATH_MAX_UTF8    PDH_UTIL_PATH_MAX
 
 struct counter {
     PDH_HCOUNTER h;
@@ -43,14 +45,6 @@ struct counter {
     WCHAR *path;                 /* the full (localized) path, NULL for a single-instance one */
     LONGLONG time_base;          /* PdhGetCounterTimeBase, for PDH_OP_TIMER_MS */
     int seen;                    /* mark of the expansion in progress */
-};
-
-/* What is known of one source path or extra path across expansions. */
-struct path_state {
-    int rejected;        /* PDH refused the path at the last try */
-    int reported;        /* its refusal was logged (until it works again) */
-    int expand_reported; /* a failed expansion was logged */
-    PDH_HCOUNTER single; /* extra paths: the counter, NULL while rejected */
 };
 
 /* Side data of one row of the sample being built: PDH_FIELD_* values and failed fields. */
@@ -65,8 +59,8 @@ struct collector {
     PDH_HQUERY query;
     struct counter *ctr;
     size_t n, cap;
-    struct path_state *src;   /* one per source of pdh_map.c */
-    struct path_state *extra; /* cfg.n_pdh_counters of them */
+    struct path_state *src; /* one per source of pdh_map.c */
+    struct pdh_user *user;  /* the extra paths of cfg.pdh_counters */
     struct row_extra *rx[OBJ_COUNT];
     size_t rx_cap[OBJ_COUNT];
     uint64_t page_size;
@@ -78,45 +72,6 @@ struct collector {
 static int64_t monotonic_ms(void)
 {
     return (int64_t)GetTickCount64();
-}
-
-static void utf8_of(const WCHAR *w, char *out, size_t cap)
-{
-    if (WideCharToMultiByte(CP_UTF8, 0, w, -1, out, (int)cap, NULL, NULL) <= 0)
-        out[0] = '\0';
-}
-
-static int wide_of(const char *s, WCHAR *out, size_t cap)
-{
-    return MultiByteToWideChar(CP_UTF8, 0, s, -1, out, (int)cap) > 0 ? 0 : -1;
-}
-
-static void status_text(PDH_STATUS st, char *out, size_t cap)
-{
-    const char *t = pdh_map_status_text((uint32_t)st);
-
-    if (t)
-        snprintf(out, cap, "%s, 0x%08lX", t, (unsigned long)st);
-    else
-        snprintf(out, cap, "PDH status 0x%08lX", (unsigned long)st);
-}
-
-/* Log a rejected path once; a path that works again is said to be back. */
-static void note_path(struct path_state *ps, const char *path, PDH_STATUS st)
-{
-    char why[96];
-
-    ps->rejected = st != ERROR_SUCCESS;
-    if (ps->rejected && !ps->reported) {
-        status_text(st, why, sizeof(why));
-        log_warnx("PDH: counter %s is not available (%s); it is not recorded, the other "
-                  "counters are",
-                  path, why);
-        ps->reported = 1;
-    } else if (!ps->rejected && ps->reported) {
-        log_info("PDH: counter %s is available again", path);
-        ps->reported = 0;
-    }
 }
 
 static struct counter *counter_add(struct collector *c)
@@ -196,7 +151,7 @@ static PDH_STATUS add_fixed(struct collector *c, size_t src, const char *inst, c
     int rc;
 
     if (pdh_map_path(s->object, inst[0] ? inst : NULL, s->counter, path, cap) < 0 ||
-        wide_of(path, wpath, PATH_MAX_UTF8) < 0)
+        pdh_util_wide(path, wpath, PATH_MAX_UTF8) < 0)
         return PDH_CSTATUS_BAD_COUNTERNAME;
     if (source_in_use(c, src))
         return ERROR_SUCCESS;
@@ -210,51 +165,7 @@ static void expand_fixed(struct collector *c, size_t src)
     PDH_STATUS st = add_fixed(c, src, "", path, sizeof(path));
 
     if (st != (PDH_STATUS)PDH_MEMORY_ALLOCATION_FAILURE)
-        note_path(&c->src[src], path, st);
-}
-
-/* The localized full path of English `path` (PDH's own translation), heap-allocated, or NULL
- * with the status in *st. */
-static WCHAR *localized(struct collector *c, const WCHAR *path, PDH_STATUS *st)
-{
-    PDH_HCOUNTER probe;
-    PDH_COUNTER_INFO_W *info = NULL;
-    DWORD size = 0;
-    WCHAR *out = NULL;
-
-    *st = PdhAddEnglishCounterW(c->query, path, 0, &probe);
-    if (*st != ERROR_SUCCESS)
-        return NULL;
-    if ((DWORD)PdhGetCounterInfoW(probe, FALSE, &size, NULL) == PDH_MORE_DATA && size &&
-        (info = malloc(size)) && PdhGetCounterInfoW(probe, FALSE, &size, info) == 0 &&
-        info->szFullPath)
-        out = _wcsdup(info->szFullPath);
-    free(info);
-    PdhRemoveCounter(probe);
-    if (!out)
-        *st = PDH_CSTATUS_BAD_COUNTERNAME;
-    return out;
-}
-
-/* The multi-string of paths that PdhExpandWildCardPathW gives for `path`, or NULL. */
-static WCHAR *expand(const WCHAR *path, PDH_STATUS *st)
-{
-    DWORD len = 0;
-    WCHAR *list;
-
-    *st = PdhExpandWildCardPathW(NULL, path, NULL, &len, 0);
-    if ((DWORD)*st != PDH_MORE_DATA && *st != ERROR_SUCCESS)
-        return NULL;
-    if (!len || !(list = calloc((size_t)len + 2, sizeof(WCHAR)))) {
-        *st = PDH_NO_DATA;
-        return NULL;
-    }
-    *st = PdhExpandWildCardPathW(NULL, path, list, &len, 0);
-    if (*st != ERROR_SUCCESS) {
-        free(list);
-        return NULL;
-    }
-    return list;
+        pdh_util_note_path(&c->src[src], path, st);
 }
 
 /* Add the counters of one expanded instance path, unless already there (then mark it). */
@@ -268,7 +179,7 @@ static void add_instance(struct collector *c, size_t src, const struct pdh_objec
             c->ctr[i].seen = 1;
             return;
         }
-    utf8_of(path, utf8, sizeof(utf8));
+    pdh_util_utf8(path, utf8, sizeof(utf8));
     if (pdh_map_instance_of(utf8, raw, sizeof(raw)) < 0)
         return;
     pdh_map_instance_name(raw, inst, sizeof(inst));
@@ -290,14 +201,14 @@ static int total_only(struct collector *c, size_t src, const char *wild, PDH_STA
 
     if (add_fixed(c, src, "_Total", path, sizeof(path)) != ERROR_SUCCESS)
         return 0;
-    note_path(&c->src[src], path, ERROR_SUCCESS);
+    pdh_util_note_path(&c->src[src], path, ERROR_SUCCESS);
     for (size_t i = 0; i < src; i++) /* two sources may read the same counter: say it once */
         if (c->src[i].expand_reported &&
             strcmp(pdh_sources[i].object, pdh_sources[src].object) == 0 &&
             strcmp(pdh_sources[i].counter, pdh_sources[src].counter) == 0)
             c->src[src].expand_reported = 1;
     if (!c->src[src].expand_reported) {
-        status_text(why_st, why, sizeof(why));
+        pdh_util_status_text(why_st, why, sizeof(why));
         log_warnx("PDH: cannot list the instances of %s (%s); recording %s only", wild, why, path);
         c->src[src].expand_reported = 1;
     }
@@ -312,19 +223,19 @@ static void expand_wildcard(struct collector *c, size_t src, const struct pdh_ob
     PDH_STATUS st;
 
     if (pdh_map_path(s->object, "*", s->counter, path, sizeof(path)) < 0 ||
-        wide_of(path, wpath, PATH_MAX_UTF8) < 0)
+        pdh_util_wide(path, wpath, PATH_MAX_UTF8) < 0)
         return;
-    local = localized(c, wpath, &st);
+    local = pdh_util_localized(c->query, wpath, &st);
     if (local) {
-        list = expand(local, &st);
+        list = pdh_util_expand(local, &st);
         free(local);
     }
     if (!list) {
         if (!(k->keep_total && total_only(c, src, path, st)))
-            note_path(&c->src[src], path, st);
+            pdh_util_note_path(&c->src[src], path, st);
         return;
     }
-    note_path(&c->src[src], path, ERROR_SUCCESS);
+    pdh_util_note_path(&c->src[src], path, ERROR_SUCCESS);
     for (const WCHAR *p = list; *p; p += wcslen(p) + 1)
         add_instance(c, src, k, p);
     free(list);
@@ -338,25 +249,6 @@ static int fallback_wanted(const struct collector *c, const struct pdh_source *s
             pdh_sources[i].fallback_of < 0)
             return c->src[i].rejected;
     return 0;
-}
-
-static void expand_extra(struct collector *c)
-{
-    WCHAR wpath[PATH_MAX_UTF8];
-    PDH_STATUS st;
-
-    for (size_t i = 0; i < c->cfg.n_pdh_counters; i++) {
-        struct path_state *ps = &c->extra[i];
-        if (ps->single)
-            continue;
-        if (wide_of(c->cfg.pdh_counters[i], wpath, PATH_MAX_UTF8) < 0)
-            st = PDH_CSTATUS_BAD_COUNTERNAME;
-        else
-            st = PdhAddEnglishCounterW(c->query, wpath, 0, &ps->single);
-        if (st != ERROR_SUCCESS)
-            ps->single = NULL;
-        note_path(ps, c->cfg.pdh_counters[i], st);
-    }
 }
 
 /* Mark, add what is new, sweep what vanished. */
@@ -381,7 +273,7 @@ static void expand_all(struct collector *c)
     for (size_t i = c->n; i-- > 0;)
         if (!c->ctr[i].seen)
             counter_drop(c, i);
-    expand_extra(c);
+    pdh_user_expand(c->user, c->query);
 }
 
 /* The row named `inst` of `o`, added (with zeroed side data) when absent. */
@@ -481,24 +373,6 @@ static void finish_rows(struct collector *c, struct raw_sample *out)
     }
 }
 
-static void log_extra(struct collector *c)
-{
-    PDH_FMT_COUNTERVALUE v;
-
-    if (log_get_level() < LOG_LVL_DEBUG)
-        return;
-    for (size_t i = 0; i < c->cfg.n_pdh_counters; i++) {
-        if (!c->extra[i].single)
-            continue;
-        if (PdhGetFormattedCounterValue(c->extra[i].single, PDH_FMT_DOUBLE | PDH_FMT_NOCAP100, NULL,
-                                        &v) == ERROR_SUCCESS &&
-            pdh_map_cstatus_ok((uint32_t)v.CStatus))
-            log_debug("PDH: %s = %.6f", c->cfg.pdh_counters[i], v.doubleValue);
-        else
-            log_debug("PDH: %s has no value this tick", c->cfg.pdh_counters[i]);
-    }
-}
-
 int collector_collect(struct collector *c, struct raw_sample *out)
 {
     int64_t now = monotonic_ms();
@@ -520,7 +394,7 @@ int collector_collect(struct collector *c, struct raw_sample *out)
         for (size_t i = 0; i < c->n; i++)
             store(c, out, &c->ctr[i]);
         finish_rows(c, out);
-        log_extra(c);
+        pdh_user_read(c->user, &out->extra);
     }
     /* After finish_rows, which knows only the PDH objects' rows. */
     if (c->procs)
@@ -566,7 +440,7 @@ struct collector *collector_new(const struct collector_config *cfg)
             0 ||
         copy_list(c->cfg.pdh_counters, &c->cfg.n_pdh_counters, cfg->pdh_counters,
                   cfg->n_pdh_counters) < 0 ||
-        !(c->extra = calloc(c->cfg.n_pdh_counters + 1, sizeof(*c->extra)))) {
+        !(c->user = pdh_user_new(c->cfg.pdh_counters, c->cfg.n_pdh_counters))) {
         collector_free(c);
         return NULL;
     }
@@ -593,7 +467,7 @@ void collector_free(struct collector *c)
         free(c->ctr[i].path);
     free(c->ctr);
     free(c->src);
-    free(c->extra);
+    pdh_user_free(c->user);
     for (int o = 0; o < OBJ_COUNT; o++)
         free(c->rx[o]);
     free_list(c->cfg.disk_include, c->cfg.n_disk_include);

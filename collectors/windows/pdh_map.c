@@ -5,6 +5,7 @@
  */
 #include "pdh_map.h"
 
+#include <math.h>
 #include <string.h>
 
 #define NONE -1
@@ -198,6 +199,11 @@ int pdh_map_path(const char *object, const char *instance, const char *counter, 
     memcpy(p, counter, lc);
     p[lc] = '\0';
     return 0;
+}
+
+int pdh_map_double_garbled(double v)
+{
+    return fpclassify(v) == FP_SUBNORMAL;
 }
 
 int pdh_map_instance_of(const char *path, char *out, size_t cap)

@@ -77,6 +77,12 @@ struct pdh_reading {
  * NO_OBJECT, ...) is a gap: the field has no value this tick. Pure. */
 int pdh_map_cstatus_ok(uint32_t cstatus);
 
+/* 1 when a formatted PDH_FMT_DOUBLE value cannot be a counter's: a subnormal number (below
+ * 2.2e-308). Wine 8's PdhGetFormattedCounterValue gives an integer counter's value (\System\System
+ * Up Time) as the bits of the integer read as a double, which is such a number; the caller then
+ * takes PDH_FMT_LARGE instead. Pure. */
+int pdh_map_double_garbled(double v);
+
 /* A short text for a PDH status (PDH_CSTATUS_NO_COUNTER: "no such counter"), or NULL for one
  * it does not know (the caller then shows the number). Pure. */
 const char *pdh_map_status_text(uint32_t status);

@@ -302,8 +302,9 @@ static void test_versions(void)
 }
 
 /* A version-1 database made by perflogd 0.1 (tests/fixtures/db/v1.sql) opens, keeps its data,
- * takes new ticks, reads back through the current views, and is upgraded to version 2: the runs
- * table has the columns the runs feature added. */
+ * takes new ticks, reads back through the current views, and is upgraded to the current version:
+ * the runs table has the columns the runs feature added (tests/unit/test_pdh_extra.c upgrades a
+ * version-3 database). */
 static void test_old_version_fixture(void)
 {
     char path[256], err[512], sqlpath[512];
@@ -349,7 +350,6 @@ static void test_old_version_fixture(void)
     CHECK_INT(sqlite3_step(st), SQLITE_ROW);
     CHECK(sqlite3_column_int(st, 0) >= 2); /* the fixture's ticks and the new one */
     CHECK_INT(sqlite3_column_int(st, 2), DB_SCHEMA_VERSION);
-    CHECK_INT(DB_SCHEMA_VERSION, 3);
     sqlite3_finalize(st);
     CHECK_INT(sqlite3_prepare_v2(conn,
                                  "SELECT count(*) FROM pragma_table_info('runs') WHERE name IN "

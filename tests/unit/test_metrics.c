@@ -1,8 +1,8 @@
 /*
  * test_metrics.c - the /metrics renderer: exact sample lines, _Total and raw_mask, scaling and
  * number formatting, label escaping, family layout (HELP/TYPE once, before and around contiguous
- * samples), self metrics, a grammar check of every line, and `promtool check metrics` on a
- * realistic tick.
+ * samples), self metrics, extra PDH series, a grammar check of every line, and `promtool check
+ * metrics` on a realistic tick and on extras.
  */
 #include "metrics.h"
 #include "testlib.h"
@@ -678,6 +678,30 @@ static struct tick *mk_realistic(void)
     return t;
 }
 
+/* The reference parser, when it is installed (packaging/build-deps.txt lists it). */
+static void promtool_check(const char *s)
+{
+    char path[] = "/tmp/perflog_metrics_XXXXXX", cmd[128];
+    int fd, rc;
+
+    if (access(PROMTOOL, X_OK) != 0) {
+        fprintf(stderr, "%s not found: apt-get install prometheus\n", PROMTOOL);
+        CHECK(!"promtool installed");
+    } else if ((fd = mkstemp(path)) < 0) {
+        CHECK(!"mkstemp");
+    } else {
+        CHECK_INT(write(fd, s, strlen(s)), (long long)strlen(s));
+        close(fd);
+        snprintf(cmd, sizeof(cmd), PROMTOOL " check metrics < %s", path);
+        rc = system(cmd);
+        CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+        if (!(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0))
+            fprintf(stderr, "promtool rejected %s (kept)\n", path);
+        else
+            unlink(path);
+    }
+}
+
 static void test_realistic(void)
 {
     static const char *const families[] = {
@@ -723,8 +747,6 @@ static void test_realistic(void)
     };
     struct metrics_self self = mk_self();
     struct tick *t = mk_realistic();
-    char path[] = "/tmp/perflog_metrics_XXXXXX", cmd[128];
-    int fd, rc;
     char *s;
 
     self.db_bytes = 123456789;
@@ -741,23 +763,39 @@ static void test_realistic(void)
     CHECK(has_line(s, "perflog_memory_available_bytes 1125899906842624"));
     CHECK(strstr(s, "_Total") == NULL);
 
-    /* The reference parser, when it is installed (packaging/build-deps.txt lists it). */
-    if (access(PROMTOOL, X_OK) != 0) {
-        fprintf(stderr, "%s not found: apt-get install prometheus\n", PROMTOOL);
-        CHECK(!"promtool installed");
-    } else if ((fd = mkstemp(path)) < 0) {
-        CHECK(!"mkstemp");
-    } else {
-        CHECK_INT(write(fd, s, strlen(s)), (long long)strlen(s));
-        close(fd);
-        snprintf(cmd, sizeof(cmd), PROMTOOL " check metrics < %s", path);
-        rc = system(cmd);
-        CHECK(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
-        if (!(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0))
-            fprintf(stderr, "promtool rejected %s (kept)\n", path);
-        else
-            unlink(path);
-    }
+    promtool_check(s);
+    free(s);
+    tick_free(t);
+}
+
+/* The extra PDH series of a Windows config: one gauge family, labels object, pdh_instance (when
+ * the object has instances) and counter, escaped; a series without a value is left out. */
+static void test_pdh_extras(void)
+{
+    struct raw_extra e[4] = {
+        {.path = "\\System\\System Up Time", .value = 1183.5, .valid = 1},
+        {.path = "\\LogicalDisk(C:)\\% Free Space", .value = 12.0, .valid = 0},
+        {.path = "\\Network Adapter(Intel(R) \"Pro\")\\Bytes Total/sec",
+         .value = 1.0 / 3.0,
+         .valid = 1},
+        {.path = "\\Memory\\Committed Bytes", .value = 4294967296.0, .valid = 1},
+    };
+    struct metrics_self self = mk_self();
+    struct tick *t = mk_tick();
+    char *s;
+
+    CHECK_INT(tick_set_extras(t, e, 4, NULL), 0);
+    s = render(t, &self);
+    CHECK(has_line(s, "# TYPE perflog_pdh_value gauge"));
+    CHECK(has_line(s, "perflog_pdh_value{object=\"System\",counter=\"System Up Time\"} 1183.5"));
+    CHECK(has_line(s, "perflog_pdh_value{object=\"Network Adapter\",pdh_instance=\"Intel(R) "
+                      "\\\"Pro\\\"\",counter=\"Bytes Total/sec\"} 0.3333333333333333"));
+    CHECK(has_line(s, "perflog_pdh_value{object=\"Memory\",counter=\"Committed Bytes\"} "
+                      "4294967296"));
+    CHECK_INT(count_prefix(s, "perflog_pdh_value{"), 3); /* the gap is left out */
+    CHECK_INT(count_prefix(s, "# TYPE perflog_pdh_value "), 1);
+    CHECK_INT(validate(s), 0);
+    promtool_check(s);
     free(s);
     tick_free(t);
 }
@@ -772,5 +810,6 @@ int main(void)
     test_single();
     test_self();
     test_realistic();
+    test_pdh_extras();
     return tl_done();
 }

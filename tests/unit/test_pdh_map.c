@@ -143,6 +143,21 @@ static void test_values(void)
     CHECK(pdh_map_status_text(0x12345678u) == NULL);
 }
 
+/* Wine's PDH_FMT_DOUBLE of an integer counter: the integer's bits as a double. */
+static void test_garbled_double(void)
+{
+    int64_t uptime_ms = 31715026;
+    double garbled;
+
+    memcpy(&garbled, &uptime_ms, sizeof(garbled));
+    CHECK_INT(pdh_map_double_garbled(garbled), 1);
+    CHECK_INT(pdh_map_double_garbled(garbled * 1e-3), 1); /* scaled by 10^-3, as wine does */
+    CHECK_INT(pdh_map_double_garbled(0.0), 0);
+    CHECK_INT(pdh_map_double_garbled(31715.026), 0);
+    CHECK_INT(pdh_map_double_garbled(1e-300), 0); /* small, but a normal number */
+    CHECK_INT(pdh_map_double_garbled(-2.5), 0);
+}
+
 /* A row with every source read once: value k for source k (the test's own numbers). */
 static void full_row(enum object_id o, struct raw_row *row, uint64_t scale_by)
 {
@@ -289,6 +304,7 @@ int main(void)
     test_paths();
     test_instance_names();
     test_values();
+    test_garbled_double();
     test_design_paths();
     test_processor();
     test_globs();

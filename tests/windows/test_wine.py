@@ -281,6 +281,97 @@ def test_run(w, work, url):
     print(f"perflog.exe run checks: {time.time() - t0:.1f} s", flush=True)
 
 
+PDH_UPTIME = "\\System\\System Up Time"
+PDH_EXTRAS = [PDH_UPTIME, "\\LogicalDisk(*)\\% Free Space", "\\No Such Extra Object\\Nothing",
+              PROC_TOTAL]
+
+
+def test_pdh_extras(w, work):
+    """The extra PDH paths of pdh_counters are series of the log: \\System\\System Up Time (wine's
+    PDH knows it) is listed by /api/v1/counters, its values rise one per second in /api/v1/data
+    and /api/v1/latest, the CSV export and perflog.exe typeperf have its column, and the stock
+    sqlite3 reads the same numbers from counter_values. The wildcard path (wine lists no
+    instances) and the unknown one are reported once by name; perflog's own path is stored once.
+    Wine formats this integer counter's double wrongly: perflogd says so and reads it as an
+    integer (pdh_user.c)."""
+    db = os.path.join(work, "extras.db")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    conf = os.path.join(work, "extras.json")
+    with open(conf, "w") as f:
+        json.dump({"pdh_counters": PDH_EXTRAS}, f)
+    log_path = os.path.join(work, "extras.log")
+    with open(log_path, "w") as log:
+        p = w.popen([os.path.join(BIN, "perflogd.exe"), "--config", winpath(conf), "--db", winpath(db),
+                     "--listen", f"127.0.0.1:{port}", "--interval", "1000"], log)
+    api_values = {}
+    try:
+        h = wait_ticks(url, 6, 60)
+        if not h:
+            check(False, "perflogd.exe answers for the pdh_counters test")
+            return
+        host = h.get("host", "")
+        cat = get_json(url, "/api/v1/counters?match=" + urllib.parse.quote("\\System\\*"))
+        want = {"path": PDH_UPTIME, "object": "System", "instance": None, "counter": "System Up Time",
+                "unit": "", "kind": "value"}
+        check(cat.get("counters") == [want], f"/api/v1/counters lists {PDH_UPTIME} as a value ({cat})")
+        cat = get_json(url, "/api/v1/counters?match=" + urllib.parse.quote("\\LogicalDisk(*)\\*"))
+        check(cat.get("counters") == [], f"nothing is invented for the wildcard wine cannot list ({cat})")
+        with open(log_path) as f:
+            text = f.read()
+        for path in PDH_EXTRAS[1:3]:
+            n = text.count(f"PDH: counter {path} is not available")
+            check(n == 1, f"the extra path {path} that wine rejects is reported once by name (seen {n} times)")
+        n = text.count(f"PDH: {PROC_TOTAL} is one of perflog's own counters")
+        check(n == 1, f"{PROC_TOTAL} in pdh_counters is said once to be perflog's own ({n} times)")
+        check("with PDH_FMT_DOUBLE, which no counter gives (a wine bug)" in text,
+              "perflogd says wine garbles the double of an integer counter and reads it as an integer")
+
+        data = get_json(url, "/api/v1/data?from=-6s&counter=" + urllib.parse.quote(PDH_UPTIME))
+        ts = data.get("timestamps", [])
+        series = data.get("series", [])
+        vals = series[0].get("values", []) if series else []
+        pairs = [(t, v) for t, v in zip(ts, vals) if v is not None]
+        api_values = dict(pairs)
+        rates = [(b[1] - a[1]) / ((b[0] - a[0]) / 1000.0) for a, b in zip(pairs, pairs[1:]) if b[0] > a[0]]
+        check(len(pairs) >= 5 and len(rates) >= 4 and all(0.5 <= r <= 1.5 for r in rates),
+              f"/api/v1/data gives {PDH_UPTIME} rising about 1 per second ({pairs[:3]}..., rates {rates})")
+        latest = get_json(url, "/api/v1/latest?counter=" + urllib.parse.quote(PDH_UPTIME))
+        lv = [v.get("value") for v in latest.get("values", [])]
+        check(len(lv) == 1 and isinstance(lv[0], (int, float)) and pairs and lv[0] >= pairs[-1][1],
+              f"/api/v1/latest has its newest value ({lv})")
+        r = subprocess.run(["curl", "-s", "-m", "10", url + "/api/v1/export?tz=utc&from=-5s&counter=" +
+                            urllib.parse.quote(PDH_UPTIME)], capture_output=True)
+        lines = r.stdout.decode("utf-8", "replace").split("\r\n")
+        column = f'"\\\\{host}{PDH_UPTIME}"'
+        check(len(lines) >= 4 and lines[0].endswith("," + column) and
+              all(re.fullmatch(r'"[0-9/: .]+","[0-9]+\.000000"', x) for x in lines[1:] if x),
+              f"the CSV export has the column {column} and its values ({lines[:3]})")
+        r = w.run(os.path.join(BIN, "perflog.exe"), "--server", url, "typeperf", PDH_UPTIME, "-sc", "2")
+        out = [x for x in r.stdout.splitlines() if x.strip()]
+        check(r.returncode == 0 and len(out) == 3 and out[0] == f'"(PDH-CSV 4.0)",{column}' and
+              all(re.fullmatch(r'"[0-9/: .]+","[0-9]+\.000000"', x) for x in out[1:]),
+              f"perflog.exe typeperf prints it as typeperf would (exit {r.returncode}: {out} {r.stderr.strip()[:200]!r})")
+    finally:
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+    rc, out, err = sqlite(db, f"SELECT t_ms, value FROM counter_values WHERE path = '{PDH_UPTIME}' ORDER BY t_ms")
+    rows = [x.split("|") for x in out.splitlines()] if rc == 0 else []
+    stored = {int(t): float(v) for t, v in rows if v != ""}
+    check(rc == 0 and len(stored) >= 5, f"sqlite3 on Linux reads {PDH_UPTIME} from counter_values ({len(stored)} values; {err or 'ok'})")
+    same = [t for t in api_values if t in stored and stored[t] == api_values[t]]
+    check(api_values and len(same) == len(api_values),
+          f"counter_values has the numbers the API gave ({len(same)} of {len(api_values)} equal)")
+    rc, out, err = sqlite(db, "SELECT count(*) FROM pdh_paths")
+    check(rc == 0 and out == "1", f"one extra path is stored, the rejected and the own one are not ({out})")
+
+
 def get_json(url, path):
     r = subprocess.run(["curl", "-s", "-m", "5", url + path], capture_output=True, text=True)
     try:
@@ -482,6 +573,7 @@ def main():
             fail_now(f"wine cannot start perflogd.exe (exit {r.returncode}): {r.stderr.strip()[-400:]}")
         check(True, f"wine starts perflogd.exe: {r.stdout.strip()} ({time.time() - t0:.1f} s with a new prefix)")
         test_console(w, work)
+        test_pdh_extras(w, work)
         test_follow(w, work)
         test_service(w, work)
     finally:
