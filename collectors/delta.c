@@ -3,6 +3,8 @@
  */
 #include "delta.h"
 
+#include "name_hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,14 +19,6 @@ struct delta_state {
     struct prev_object prev[OBJ_COUNT];
     struct extra_names *names; /* the extras' paths of the last tick, shared with the next */
 };
-
-static uint32_t name_hash(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
 
 static const struct raw_row *prev_find(const struct prev_object *p, const char *name)
 {

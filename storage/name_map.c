@@ -3,17 +3,11 @@
  */
 #include "name_map.h"
 
+#include "name_hash.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t name_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
 
 void name_map_clear(struct name_map *m)
 {

@@ -8,6 +8,8 @@
  */
 #include "report_proc.h"
 
+#include "name_hash.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +30,6 @@ struct procs {
     uint32_t *slots; /* index + 1 of p by name, open addressing; 0 is empty */
     size_t nslots;
 };
-
-static uint32_t name_hash(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
 
 static void index_put(struct procs *ps, size_t i)
 {

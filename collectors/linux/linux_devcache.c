@@ -6,6 +6,8 @@
  */
 #include "linux_devcache.h"
 
+#include "name_hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,14 +18,6 @@ struct dev_cache {
     size_t nslots;
     uint32_t pass;
 };
-
-static uint32_t dev_hash(const char *s)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
 
 static void slots_insert(uint32_t *slots, size_t nslots, uint32_t hash, size_t index)
 {
@@ -80,7 +74,7 @@ void dev_cache_begin(struct dev_cache *c)
 
 struct dev_entry *dev_cache_get(struct dev_cache *c, const char *name, int *is_new)
 {
-    uint32_t h = dev_hash(name);
+    uint32_t h = name_hash(name);
     struct dev_entry *e;
     size_t i;
 
