@@ -521,6 +521,12 @@ struct collector *collector_new(const struct collector_config *cfg)
 
     if (!c)
         return NULL;
+    /* Accepted everywhere so one config file serves a mixed fleet, but PDH exists only on
+     * Windows: say so instead of silently logging nothing for them. */
+    if (cfg->n_pdh_counters > 0)
+        log_warnx("config: pdh_counters (%zu path%s) are PDH paths, read on Windows only; ignored "
+                  "here",
+                  cfg->n_pdh_counters, cfg->n_pdh_counters == 1 ? "" : "s");
     for (size_t i = 0; i < NSOURCES; i++)
         c->src[i].fd = -1;
     c->page_size = ps >= 1024 && ps % 1024 == 0 ? ps : 4096;
