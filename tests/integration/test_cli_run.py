@@ -142,7 +142,7 @@ def cat_report(d, path):
     try:
         return json.loads(tail[start + 1:])
     except ValueError:
-        check(False, f"perflog run --json ends with the report JSON: {tail[-300:]!r}")
+        check(False, f"perflog run --json ends with the report JSON: {tail[-300:]!r} (stderr: {err[-500:]!r})")
         return None
 
 
