@@ -98,6 +98,12 @@ static void summary(FILE *f, const json_t *r)
             str_or(busiest, "instance", "-"), pct(cli_json_num(busiest, "avg_pct"), a, sizeof(a)),
             pct(cli_json_num(busiest, "privileged_pct"), b, sizeof(b)),
             pct(cli_json_num(cpu, "avg_pct"), e, sizeof(e)));
+    /* A report without the key (an older server) says nothing either way. */
+    if (json_is_false(json_object_get(proc, "followed")) ||
+        json_is_null(json_object_get(proc, "followed")))
+        fprintf(f, "  processes     %s%s\n",
+                json_is_false(json_object_get(proc, "followed")) ? "not followed: " : "",
+                str_or(proc, "not_followed_reason", "no reason given"));
 }
 
 static void disks(FILE *f, const json_t *r)

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "log.h"
 #include "monocond.h"
+#include "pid_alive.h"
 #include "reader.h"
 #include "report.h"
 
@@ -21,6 +22,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,6 +43,18 @@ struct track {
     int seen;                  /* mark of the current pass */
 };
 
+/*
+ * Whether an open run's processes are followed, from runs_follow to its stored report. Kept in
+ * memory only (the runs table has no column for it): a run still open when the daemon stops has
+ * its report say "not known". Guarded by runs.notes_lock: the API's threads write it, the
+ * manager reads it.
+ */
+struct follow_note {
+    int64_t id;
+    int followed;
+    char why[RUNS_WHY_MAX];
+};
+
 struct runs {
     struct runs_db *db;
     struct live *live;
@@ -54,6 +68,9 @@ struct runs {
     pthread_mutex_t lock; /* guards stop, kicked */
     pthread_cond_t cond;
     int stop, kicked;
+    pthread_mutex_t notes_lock; /* guards notes, nnotes, notes_cap */
+    struct follow_note *notes;
+    size_t nnotes, notes_cap;
 };
 
 struct runs_db *runs_table(struct runs *rs)
@@ -151,6 +168,50 @@ static void follow(struct runs *rs, struct track *tk)
     } while (n == TICKS_PER_STEP);
 }
 
+/* Keep (or replace) run id's note. A note that cannot be kept (out of memory) makes the report
+ * say "not known", which is true. */
+static void note_put(struct runs *rs, int64_t id, int followed, const char *why)
+{
+    struct follow_note *n = NULL;
+
+    pthread_mutex_lock(&rs->notes_lock);
+    for (size_t i = 0; i < rs->nnotes && !n; i++)
+        if (rs->notes[i].id == id)
+            n = &rs->notes[i];
+    if (!n && rs->nnotes == rs->notes_cap) {
+        size_t cap = rs->notes_cap ? rs->notes_cap * 2 : 16;
+        struct follow_note *nn = realloc(rs->notes, cap * sizeof(*nn));
+
+        if (nn) {
+            rs->notes = nn;
+            rs->notes_cap = cap;
+        }
+    }
+    if (!n && rs->nnotes < rs->notes_cap)
+        n = &rs->notes[rs->nnotes++];
+    if (n) {
+        n->id = id;
+        n->followed = followed;
+        snprintf(n->why, sizeof(n->why), "%s", why ? why : "");
+    }
+    pthread_mutex_unlock(&rs->notes_lock);
+}
+
+/* 1 followed, -1 not (why in `why`), 0 not known (no note: the daemon restarted, or no pid). */
+static int note_get(struct runs *rs, int64_t id, char *why, size_t whylen)
+{
+    int followed = 0;
+
+    pthread_mutex_lock(&rs->notes_lock);
+    for (size_t i = 0; i < rs->nnotes; i++)
+        if (rs->notes[i].id == id) {
+            followed = rs->notes[i].followed ? 1 : -1;
+            snprintf(why, whylen, "%s", rs->notes[i].why);
+        }
+    pthread_mutex_unlock(&rs->notes_lock);
+    return followed;
+}
+
 static int64_t or_minus1(int64_t v)
 {
     return v == RUNS_DB_NULL ? -1 : v;
@@ -179,11 +240,13 @@ static void store_report(struct runs *rs, const struct runs_db_row *row, int64_t
         .storage_write_bytes = or_minus1(row->storage_write_bytes),
         .pid = or_minus1(row->pid),
     };
-    char err[512] = "";
+    char err[512] = "", why[RUNS_WHY_MAX] = "";
     json_t *j;
     char *s;
     int rc;
 
+    run.followed = note_get(rs, row->id, why, sizeof(why));
+    run.not_followed_reason = why;
     if (!rs->rd && reader_open(rs->db_path, &rs->rd, err, sizeof(err)) < 0)
         log_warnx("run %lld: the report reads no stored data: %s", (long long)row->id, err);
     j = report_compute(rs->rd, rs->live, rs->interval_ms, &run, err, sizeof(err));
@@ -202,6 +265,8 @@ static void store_report(struct runs *rs, const struct runs_db_row *row, int64_t
                   runs_db_errmsg(rs->db));
     else if (rc == 0)
         log_info("run %lld: %s, report stored", (long long)row->id, status ? status : row->status);
+    if (rc == 0 || rc == -ENOENT) /* the report is final, or the run is gone */
+        runs_forget(rs, row->id);
 }
 
 /* One open run: follow it; settle it when it has ended and the dirty data is back down. */
@@ -302,6 +367,8 @@ static void runs_free(struct runs *rs)
     reader_close(rs->rd);
     pthread_cond_destroy(&rs->cond);
     pthread_mutex_destroy(&rs->lock);
+    pthread_mutex_destroy(&rs->notes_lock);
+    free(rs->notes);
     free(rs->db_path);
     free(rs->tr);
     free(rs);
@@ -322,6 +389,7 @@ struct runs *runs_start(const char *db_path, struct live *live, struct follow_se
     rs->follow = follow;
     rs->interval_ms = interval_ms;
     pthread_mutex_init(&rs->lock, NULL);
+    pthread_mutex_init(&rs->notes_lock, NULL);
     monocond_init(&rs->cond);
     if (runs_db_open(db_path, &rs->db, err, errlen) < 0) {
         runs_free(rs);
@@ -341,19 +409,49 @@ struct runs *runs_start(const char *db_path, struct live *live, struct follow_se
     return rs;
 }
 
-void runs_follow(struct runs *rs, int64_t id, int64_t pid, int64_t since_wall_ms)
+int runs_follow(struct runs *rs, int64_t id, int64_t pid, int64_t since_wall_ms, char *why,
+                size_t whylen)
 {
-    if (!rs->follow || pid <= 0 || pid > INT_MAX)
-        return;
-    if (follow_add(rs->follow, id, (int)pid, since_wall_ms) < 0)
-        log_warnx("runs: run %lld: %d runs are followed already; its processes are not",
-                  (long long)id, COLLECTOR_MAX_ROOTS);
+    int rc;
+
+    if (pid <= 0) { /* nothing to note: the report sees the run has no pid */
+        snprintf(why, whylen, "the run gave no pid");
+        return 0;
+    }
+    if (!rs->follow)
+        snprintf(why, whylen, "this server does not follow processes");
+    else if (pid > INT_MAX || !pid_alive((int)pid))
+        snprintf(why, whylen, "no process %lld is running on this host", (long long)pid);
+    else if ((rc = follow_add(rs->follow, id, (int)pid, since_wall_ms)) == 0) {
+        note_put(rs, id, 1, NULL);
+        return 1;
+    } else if (rc == -ENOSPC)
+        snprintf(why, whylen,
+                 "%d runs are followed already, the most perflogd follows at once; end one "
+                 "before starting another",
+                 COLLECTOR_MAX_ROOTS);
+    else
+        snprintf(why, whylen, "pid %lld cannot be followed", (long long)pid);
+    log_warnx("runs: run %lld: its processes are not followed: %s", (long long)id, why);
+    note_put(rs, id, 0, why);
+    return 0;
 }
 
 void runs_unfollow(struct runs *rs, int64_t id)
 {
     if (rs->follow)
         follow_remove(rs->follow, id);
+}
+
+void runs_forget(struct runs *rs, int64_t id)
+{
+    pthread_mutex_lock(&rs->notes_lock);
+    for (size_t i = 0; i < rs->nnotes; i++)
+        if (rs->notes[i].id == id) {
+            rs->notes[i] = rs->notes[--rs->nnotes];
+            break;
+        }
+    pthread_mutex_unlock(&rs->notes_lock);
 }
 
 void runs_stop(struct runs *rs)

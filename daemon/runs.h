@@ -39,11 +39,22 @@ struct runs_db *runs_table(struct runs *rs);
  * waiting for the next 250 ms. Thread-safe. */
 void runs_kick(struct runs *rs);
 
-/* Follow the processes of run `id` (its `pid` and descendants) from the next tick; a no-op for
- * pid <= 0. A full set is logged (the run then has no Process counters). Thread-safe. */
-void runs_follow(struct runs *rs, int64_t id, int64_t pid, int64_t since_wall_ms);
+/* Why a run's processes are not followed, as the POST answer and the report say it. */
+#define RUNS_WHY_MAX 160
+
+/*
+ * Follow the processes of run `id` (its `pid` and descendants) from the next tick. Returns 1 when
+ * they are followed, else 0 with the reason in `why` (no pid, no such process, or
+ * COLLECTOR_MAX_ROOTS runs followed already). Either way the outcome is kept in memory for the
+ * run's report (see runs_forget); a daemon restart loses it. Thread-safe.
+ */
+int runs_follow(struct runs *rs, int64_t id, int64_t pid, int64_t since_wall_ms, char *why,
+                size_t whylen);
 
 /* Stop following the processes of run `id` (it ended or was deleted). Thread-safe. */
 void runs_unfollow(struct runs *rs, int64_t id);
+
+/* Forget what runs_follow kept of run `id` (it was deleted). Thread-safe. */
+void runs_forget(struct runs *rs, int64_t id);
 
 #endif

@@ -185,8 +185,8 @@ int api_runs_create(const struct api_env *env, const struct api_request *rq, int
                     struct api_response *out)
 {
     struct runs_db_row row;
-    char *peers = NULL;
-    json_t *body;
+    char *peers = NULL, why[RUNS_WHY_MAX];
+    json_t *body, *procs;
     int rc = 0;
 
     (void)id;
@@ -216,10 +216,16 @@ int api_runs_create(const struct api_env *env, const struct api_request *rq, int
                        runs_db_errmsg(runs_table(env->runs)));
         goto out;
     }
-    runs_follow(env->runs, id, row.pid, row.start_ms);
+    /* "processes" tells the caller at once when its pid is not followed (a full set, no such
+     * process), instead of a report with 0 processes at the end. */
+    if (runs_follow(env->runs, id, row.pid, row.start_ms, why, sizeof(why)))
+        procs = json_pack("{s:b}", "followed", 1);
+    else
+        procs = json_pack("{s:b, s:s}", "followed", 0, "reason", why);
     rc = reply_json(out, 201,
-                    json_pack("{s:I, s:o, s:I}", "id", (json_int_t)id, "start_utc",
-                              utc_or_null(row.start_ms), "start_ms", (json_int_t)row.start_ms));
+                    json_pack("{s:I, s:o, s:I, s:o}", "id", (json_int_t)id, "start_utc",
+                              utc_or_null(row.start_ms), "start_ms", (json_int_t)row.start_ms,
+                              "processes", procs));
 out:
     free(peers);
     json_decref(body); /* the row's strings are the body's */
@@ -320,8 +326,10 @@ int api_run_delete(const struct api_env *env, const struct api_request *rq, int6
     if (!env->runs)
         return no_runs(out);
     rc = runs_db_delete(runs_table(env->runs), id);
-    if (rc == 0)
+    if (rc == 0) {
         runs_unfollow(env->runs, id);
+        runs_forget(env->runs, id);
+    }
     if (rc == -ENOENT)
         return api_error(out, 404, "not_found", "no run %lld", (long long)id);
     if (rc < 0)

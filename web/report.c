@@ -704,6 +704,30 @@ static json_t *process_json(const struct report_run *run, const struct proc_tota
     return p;
 }
 
+/* "followed" and "not_followed_reason" of "process": whether the run's processes were followed
+ * at all, so that "processes_followed": 0 is not mistaken for processes that did nothing. */
+static void followed_json(json_t *p, const struct report_run *run)
+{
+    const char *why = NULL;
+    json_t *f = json_true();
+
+    if (run->pid <= 0) {
+        f = json_false();
+        why = "the run gave no pid";
+    } else if (run->followed < 0) {
+        f = json_false();
+        why = run->not_followed_reason && run->not_followed_reason[0]
+                  ? run->not_followed_reason
+                  : "perflogd could not follow its pid";
+    } else if (run->followed == 0) {
+        f = json_null();
+        why = "perflogd stopped while the run was open; whether its processes were followed is "
+              "not known";
+    }
+    json_object_set_new(p, "followed", f);
+    json_object_set_new(p, "not_followed_reason", why ? json_string(why) : json_null());
+}
+
 static json_t *payload_json(const struct report_run *run, const struct disk_totals *d,
                             double packets, double duration_s)
 {
@@ -846,7 +870,10 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
         size_t nproc;
         json_t *procs = processes_json(rd, live, interval_ms, run, tail_to_ms, &nproc, &root);
 
-        json_object_set_new(r, "process", process_json(run, &root));
+        json_t *pj = process_json(run, &root);
+
+        followed_json(pj, run);
+        json_object_set_new(r, "process", pj);
         json_object_set_new(r, "processes_followed", json_integer((json_int_t)nproc));
         json_object_set_new(r, "processes", procs);
     }
@@ -964,6 +991,11 @@ static void text_head(struct sbuf *b, const json_t *r)
                   iec(num(proc, "io_read_bytes"), a, 32));
     else
         sb_printf(b, "Cache-served:   unknown\n");
+    if (!json_is_true(json_object_get(proc, "followed")) &&
+        json_is_string(json_object_get(proc, "not_followed_reason")))
+        sb_printf(b, "Processes:      %s%s\n",
+                  json_is_false(json_object_get(proc, "followed")) ? "not followed: " : "",
+                  str(proc, "not_followed_reason"));
     sb_printf(b, "Dirty at exit:  %s; tail %.1f s, %s written back after exit\n",
               iec(num(mem, "dirty_bytes_at_end"), a, 32), num(r, "tail_s"),
               iec(num(mem, "writeback_tail_bytes"), d, 32));

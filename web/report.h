@@ -27,6 +27,10 @@ struct report_run {
      * -1 when not sent. */
     int64_t io_read_bytes, io_write_bytes, storage_read_bytes, storage_write_bytes;
     int64_t pid; /* the process the run followed (its tree is in the Process rows); <= 0: none */
+    /* Whether the daemon followed pid's processes: 1 yes, -1 no (not_followed_reason says why,
+     * may be NULL), 0 not known (the daemon that knew has stopped). Unused when pid <= 0. */
+    int followed;
+    const char *not_followed_reason;
 };
 
 /*

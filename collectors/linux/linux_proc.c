@@ -22,9 +22,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* Rows per collect: a fork bomb under a run must not sink the sampler. */
-#define MAX_FOLLOWED 4096
-
 enum follow_state { FS_UNKNOWN, FS_VISITING, FS_FOLLOWED, FS_NOT };
 
 struct pid_entry {
@@ -403,11 +400,11 @@ read:
             entry_close(e);
             continue;
         }
-        if (rows == MAX_FOLLOWED) {
+        if (rows == PROC_TRACKER_MAX_ROWS) {
             if (!t->warned_max++)
                 log_warnx("process tracking: more than %d processes under runs; following the "
                           "first %d",
-                          MAX_FOLLOWED, MAX_FOLLOWED);
+                          PROC_TRACKER_MAX_ROWS, PROC_TRACKER_MAX_ROWS);
             entry_close(e);
             continue;
         }

@@ -17,6 +17,10 @@
 
 struct proc_tracker;
 
+/* Rows per collect at most: a fork bomb under a run (or a run on pid 1) must not sink the
+ * sampler. The rest of the processes are left out, with a warning logged once. */
+#define PROC_TRACKER_MAX_ROWS 4096
+
 /* A tracker reading `proc_dir` (e.g. "/proc", or a fixture tree's). NULL on out of memory. */
 struct proc_tracker *proc_tracker_new(const char *proc_dir);
 void proc_tracker_free(struct proc_tracker *t); /* accepts NULL */

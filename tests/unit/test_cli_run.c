@@ -400,6 +400,25 @@ static void test_report_text(void)
     free(text);
     json_decref(r);
 
+    /* A run whose processes were not followed says so in one line; a followed one says nothing. */
+    r = load("{\"id\": 3, \"process\": {\"followed\": false, \"not_followed_reason\": "
+             "\"64 runs are followed already\"}}");
+    text = r ? run_report_text(r) : NULL;
+    CHECK(text && strstr(text, "  processes     not followed: 64 runs are followed already\n"));
+    free(text);
+    json_decref(r);
+    r = load("{\"id\": 3, \"process\": {\"followed\": null, \"not_followed_reason\": "
+             "\"perflogd stopped\"}}");
+    text = r ? run_report_text(r) : NULL;
+    CHECK(text && strstr(text, "  processes     perflogd stopped\n"));
+    free(text);
+    json_decref(r);
+    r = load("{\"id\": 3, \"process\": {\"followed\": true, \"not_followed_reason\": null}}");
+    text = r ? run_report_text(r) : NULL;
+    CHECK(text && !strstr(text, "followed"));
+    free(text);
+    json_decref(r);
+
     /* An empty object renders with dashes, without crashing. */
     r = json_object();
     text = run_report_text(r);

@@ -317,6 +317,46 @@ static void test_listing_skipped(void)
     }
 }
 
+/* The fixture of test_row_cap: pids CAP_ROOT .. CAP_ROOT + cap + CAP_EXTRA. */
+#define CAP_ROOT  5000
+#define CAP_EXTRA 10
+
+/* A run on pid 1 follows every process of the machine: one collect emits at most
+ * PROC_TRACKER_MAX_ROWS rows however many there are, and emits them all again once they are fewer.
+ * (The machines the tests run on have far fewer processes than the cap, hence a fixture.) */
+static void test_row_cap(void)
+{
+    struct collector_proc_root r = {.pid = CAP_ROOT, .since_wall_ms = 0};
+    struct proc_tracker *t = proc_tracker_new(root);
+    struct raw_object o = {0};
+    const int last = CAP_ROOT + PROC_TRACKER_MAX_ROWS + CAP_EXTRA; /* 1 + cap + extra processes */
+    int rc;
+
+    proc(CAP_ROOT, "init", 0, 0, 0, 1);
+    io(CAP_ROOT, 1, 1, 1, 1);
+    for (int pid = CAP_ROOT + 1; pid <= last; pid++) {
+        proc(pid, "worker", CAP_ROOT, 0, 0, 2);
+        io(pid, 1, 1, 1, 1);
+    }
+    proc_tracker_set_roots(t, &r, 1);
+    CHECK_INT(proc_tracker_collect(t, 0, 0, &o), PROC_TRACKER_MAX_ROWS);
+    CHECK_INT(o.n, PROC_TRACKER_MAX_ROWS);
+    CHECK(row_named(&o, "init:5000") != NULL);
+    o.n = 0; /* the cap holds tick after tick, not only at the first listing */
+    CHECK_INT(proc_tracker_collect(t, 0, 0, &o), PROC_TRACKER_MAX_ROWS);
+    /* Twenty exit: the rest, fewer than the cap now, are all read again. */
+    for (int pid = last - 19; pid <= last; pid++)
+        gone(pid);
+    o.n = 0;
+    rc = proc_tracker_collect(t, 0, 0, &o);
+    CHECK_INT(rc, PROC_TRACKER_MAX_ROWS + CAP_EXTRA + 1 - 20);
+    CHECK(row_named(&o, "init:5000") != NULL);
+    free(o.rows);
+    proc_tracker_free(t);
+    for (int pid = CAP_ROOT; pid <= last; pid++)
+        gone(pid);
+}
+
 /* The real /proc: this test process followed as a root, its child found, its I/O counted. */
 static void test_real_proc(void)
 {
@@ -367,6 +407,7 @@ int main(void)
     test_parse_io();
     test_tracker();
     test_listing_skipped();
+    test_row_cap();
     test_real_proc();
     for (int pid = 1; pid < 300; pid++)
         gone(pid);

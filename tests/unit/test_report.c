@@ -527,6 +527,61 @@ static void test_cache_share(struct reader *rd)
     json_decref(r);
 }
 
+/* "process.followed" and its reason: a run not followed says why, in the JSON and the text, so
+ * that "processes_followed": 0 is not read as idle processes. */
+static void test_followed(struct reader *rd)
+{
+    static const struct {
+        int64_t pid;
+        int followed;
+        const char *why;
+        int want; /* 1 true, 0 false, -1 null */
+        const char *want_why, *want_line;
+    } cases[] = {
+        {0, 0, NULL, 0, "the run gave no pid",
+         "Processes:      not followed: the run gave no pid\n"},
+        {1234, 1, NULL, 1, NULL, NULL},
+        {1234, -1, "64 runs are followed already", 0, "64 runs are followed already",
+         "Processes:      not followed: 64 runs are followed already\n"},
+        {1234, -1, NULL, 0, "perflogd could not follow its pid", "not followed: perflogd could"},
+        {1234, 0, NULL, -1, "perflogd stopped while the run was open", "Processes:      perflogd"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct report_run run = base_run();
+        char err[256];
+        json_t *r, *p, *f, *why;
+        char *text;
+
+        run.pid = cases[i].pid;
+        run.followed = cases[i].followed;
+        run.not_followed_reason = cases[i].why;
+        r = report_compute(rd, NULL, 1000, &run, err, sizeof(err));
+        CHECK(r != NULL);
+        if (!r)
+            continue;
+        p = json_object_get(r, "process");
+        f = json_object_get(p, "followed");
+        why = json_object_get(p, "not_followed_reason");
+        CHECK(cases[i].want == 1   ? json_is_true(f)
+              : cases[i].want == 0 ? json_is_false(f)
+                                   : json_is_null(f));
+        if (cases[i].want_why)
+            CHECK(json_is_string(why) && strncmp(json_string_value(why), cases[i].want_why,
+                                                 strlen(cases[i].want_why)) == 0);
+        else
+            CHECK(json_is_null(why));
+        text = report_text(r);
+        CHECK(text != NULL);
+        if (text && cases[i].want_line)
+            CHECK(strstr(text, cases[i].want_line) != NULL);
+        else if (text)
+            CHECK(strstr(text, "Processes:") == NULL);
+        free(text);
+        json_decref(r);
+    }
+}
+
 int main(void)
 {
     struct live *live = NULL;
@@ -544,6 +599,7 @@ int main(void)
         test_end_mid_tick(rd, live);
         test_missing(rd, live);
         test_cache_share(rd);
+        test_followed(rd);
     }
     reader_close(rd);
     live_free(live);
