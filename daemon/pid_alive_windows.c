@@ -1,10 +1,9 @@
 /*
- * pid_alive.c - see pid_alive.h. POSIX asks with signal 0 (EPERM: it exists, it is another
- * user's); Windows opens the process for the least access there is (denied: it exists).
+ * pid_alive_windows.c - pid_alive.h on Windows: open the process for the least access there is
+ * (denied: it exists, it is another user's), then ask whether it is still active.
  */
 #include "pid_alive.h"
 
-#ifdef _WIN32
 #include <windows.h>
 
 int pid_alive(int pid)
@@ -22,14 +21,3 @@ int pid_alive(int pid)
     CloseHandle(h);
     return alive;
 }
-#else
-#include <errno.h>
-#include <signal.h>
-
-int pid_alive(int pid)
-{
-    if (pid <= 0)
-        return 0;
-    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
-}
-#endif
