@@ -245,7 +245,7 @@ static void delete_run(struct host *h)
  */
 static int open_runs(struct session *s, const struct cli *c, const char *command)
 {
-    json_t *body = start_body(s->o, command), *peers = json_array();
+    json_t *body = start_body(s->o, command), *peers = json_array(), *pid = NULL;
     char err[512];
     int rc = -1;
 
@@ -253,8 +253,12 @@ static int open_runs(struct session *s, const struct cli *c, const char *command
     s->nhosts = 1;
     if (!body || !peers)
         goto out;
-    /* Peers get the same body without their own list; one that fails is left out. */
+    /* Peers get the same body without their own list, and without our pid: CMD runs here, and
+     * on another host that number names some unrelated process, which the peer would follow and
+     * report as the run's. One that fails is left out. */
     json_object_del(body, "peers");
+    pid = json_incref(json_object_get(body, "pid"));
+    json_object_del(body, "pid");
     for (size_t i = 0; i < s->o->npeers; i++) {
         struct host *h = &s->hosts[s->nhosts];
         char *url;
@@ -273,12 +277,14 @@ static int open_runs(struct session *s, const struct cli *c, const char *command
         s->nhosts++;
     }
     json_object_set(body, "peers", peers);
+    json_object_set(body, "pid", pid);
     rc = open_run(&s->hosts[0], body);
     if (rc < 0)
         for (size_t i = 1; i < s->nhosts; i++)
             if (s->hosts[i].id >= 0)
                 delete_run(&s->hosts[i]);
 out:
+    json_decref(pid);
     json_decref(peers);
     json_decref(body);
     return rc;

@@ -85,6 +85,11 @@ def run_copy(net, label, cmd, extra=(), settle=30, text=False):
         rep = report_of(out)
     check(rc == 0 and rep is not None, f"{label}: perflog run exits 0 with a report ({rc}, "
                                        f"{err.strip()[-300:]!r})")
+    # CMD runs in A: B is not given A's pid, which on another host would name an unrelated process.
+    prep = peer_report(rep)
+    check(prep.get("processes_followed") == 0 and (prep.get("process") or {}).get("followed") is False,
+          f"{label}: the peer follows no process of its own for the run "
+          f"({prep.get('processes_followed')}, {prep.get('process')})")
     return rc, rep, err
 
 
