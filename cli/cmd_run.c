@@ -202,12 +202,13 @@ static json_t *start_body(const struct run_opts *o, const char *command)
     return b;
 }
 
-/* POST /api/v1/runs to h: the id in h->id, or -1 after the message. */
+/* POST /api/v1/runs to h: the id in h->id, or -1 after the message. When the body names our pid,
+ * a daemon that cannot follow CMD's processes says why, and so do we: the report will list none. */
 static int open_run(struct host *h, const json_t *body)
 {
     struct http_response r;
     json_t *root;
-    const json_t *id;
+    const json_t *id, *procs;
 
     h->id = -1;
     if (cli_request(&h->c, "POST", "/api/v1/runs", body, &r))
@@ -218,6 +219,13 @@ static int open_run(struct host *h, const json_t *body)
         h->id = (long long)json_integer_value(id);
     else
         fprintf(stderr, "perflog run: %s answered without a run id\n", h->url);
+    procs = json_object_get(root, "processes");
+    if (h->id >= 0 && json_object_get(body, "pid") &&
+        json_is_false(json_object_get(procs, "followed")))
+        fprintf(stderr, "perflog run: %s does not follow CMD's processes: %s\n", h->url,
+                json_string_value(json_object_get(procs, "reason"))
+                    ? json_string_value(json_object_get(procs, "reason"))
+                    : "no reason given");
     json_decref(root);
     httpc_response_free(&r);
     return h->id < 0 ? -1 : 0;

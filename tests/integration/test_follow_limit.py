@@ -97,6 +97,14 @@ def test_limit(d, pid, pid2):
     still, still_procs = start_run(d, "full again", pid)
     check(still_procs.get("followed") is False,
           f"... and the set is full again after it ({still_procs})")
+    # perflog run, while the set is full: it says its command's processes are not followed.
+    env = {k: v for k, v in os.environ.items() if k != "PERFLOG_TOKEN"}
+    env["PERFLOG_SERVER"] = d.url
+    p = subprocess.run([PERFLOG, "run", "--quiet", "--settle-timeout", "1", "--", "true"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60, env=env)
+    check(p.returncode == 0 and f"does not follow CMD's processes: {MAX_ROOTS} runs are followed"
+          in p.stderr, f"perflog run says the daemon does not follow its command, and why "
+          f"(exit {p.returncode}: {p.stderr.strip()[-300:]!r})")
 
     # The runs live a few ticks, so that the followed ones have rows of their sleep.
     d.wait_ticks(d.tick_count() + 2)
