@@ -3,6 +3,7 @@
  * temporary file standing in for open_memstream, the console mode and FindFirstFile.
  */
 #include "cli_os.h"
+#include "win_error.h"
 
 #include <io.h>
 #include <signal.h>
@@ -55,19 +56,6 @@ int cli_stderr_redraws(void)
            SetConsoleMode(h, mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING);
 }
 
-static void win_error(DWORD e, char *err, size_t cap)
-{
-    size_t n = 0;
-
-    if (cap && FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e,
-                              0, err, (DWORD)cap, NULL))
-        n = strlen(err);
-    else
-        n = (size_t)snprintf(err, cap, "Windows error %lu", (unsigned long)e);
-    while (n > 0 && n < cap && (err[n - 1] == '\n' || err[n - 1] == '\r' || err[n - 1] == '.'))
-        err[--n] = '\0';
-}
-
 static uint64_t size_of(DWORD high, DWORD low)
 {
     return (uint64_t)high << 32 | low;
@@ -93,7 +81,7 @@ static int walk(const char *dir, int64_t *bytes, int64_t *files, char *err, size
     h = FindFirstFileA(pattern, &fd);
     free(pattern);
     if (h == INVALID_HANDLE_VALUE) {
-        win_error(GetLastError(), err, cap);
+        cli_win_error(GetLastError(), err, cap);
         return -1;
     }
     do {
@@ -131,7 +119,7 @@ int cli_path_size(const char *path, int64_t *bytes, int64_t *files, char *err, s
     size_t len;
 
     if (!GetFileAttributesExA(path, GetFileExInfoStandard, &a)) {
-        win_error(GetLastError(), err, cap);
+        cli_win_error(GetLastError(), err, cap);
         return -1;
     }
     if (!(a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {

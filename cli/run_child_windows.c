@@ -19,6 +19,7 @@
  */
 #include "run.h"
 #include "run_child.h"
+#include "win_error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,19 +88,6 @@ static DWORD WINAPI reader(void *arg)
         if (st->quit)
             return 0;
     }
-}
-
-static void win_error(DWORD e, char *msg, size_t cap)
-{
-    size_t n = 0;
-
-    if (cap && FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e,
-                              0, msg, (DWORD)cap, NULL))
-        n = strlen(msg);
-    else
-        n = (size_t)snprintf(msg, cap, "Windows error %lu", (unsigned long)e);
-    while (n > 0 && n < cap && (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == '.'))
-        msg[--n] = '\0';
 }
 
 /* The UTF-8 line as the wide string CreateProcessW takes, malloc'd; NULL on failure. */
@@ -214,7 +202,7 @@ static int start_failed(DWORD e, struct run_child_result *res, char *msg, size_t
     if (not_found)
         snprintf(msg, cap, "command not found");
     else
-        win_error(e, msg, cap);
+        cli_win_error(e, msg, cap);
     return -1;
 }
 
@@ -338,7 +326,7 @@ int run_child_start(char **argv, struct run_child **out, struct run_child_result
         goto out;
     }
     if (make_pipe(&ch->s[0].rd, &wr[0]) < 0 || make_pipe(&ch->s[1].rd, &wr[1]) < 0) {
-        win_error(GetLastError(), msg, cap);
+        cli_win_error(GetLastError(), msg, cap);
         goto out;
     }
     in = inheritable_stdin();

@@ -181,12 +181,13 @@ int reader_ticks(struct reader *r, int64_t from_ms, int64_t to_ms,
     return finish(st, stop ? SQLITE_DONE : rc, stop);
 }
 
-/* " AND o.inst IN (1,2,3)": ids are integers the caller got from the instances table. */
-static void inst_list(struct sbuf *b, const int64_t *insts, size_t ninst)
+/* " AND column IN (1,2,3)": ids are integers the caller got from the instances or pdh_paths
+ * table, so they are written into the SQL as they are. */
+static void id_list(struct sbuf *b, const char *column, const int64_t *ids, size_t nids)
 {
-    sbuf_printf(b, " AND o.inst IN (");
-    for (size_t i = 0; i < ninst; i++)
-        sbuf_printf(b, "%s%lld", i ? "," : "", (long long)insts[i]);
+    sbuf_printf(b, " AND %s IN (", column);
+    for (size_t i = 0; i < nids; i++)
+        sbuf_printf(b, "%s%lld", i ? "," : "", (long long)ids[i]);
     sbuf_printf(b, ")");
 }
 
@@ -216,7 +217,7 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
     }
     sbuf_printf(&b, " FROM %s o WHERE o.tick BETWEEN ? AND ?", od->table);
     if (insts)
-        inst_list(&b, insts, ninst);
+        id_list(&b, "o.inst", insts, ninst);
     sbuf_printf(&b, " ORDER BY o.tick, o.inst");
     sql = sbuf_take(&b);
     if (!sql)
@@ -281,7 +282,7 @@ int reader_rollups(struct reader *r, int obj, enum reader_tier tier, const int64
         sbuf_printf(&b, ", o.c%zu_min, o.c%zu_avg, o.c%zu_max", k, k, k);
     sbuf_printf(&b, " FROM %s_%s o WHERE o.bucket_ms BETWEEN ? AND ?", od->table,
                 tier == READER_1H ? "1h" : "1m");
-    inst_list(&b, insts, ninst);
+    id_list(&b, "o.inst", insts, ninst);
     sbuf_printf(&b, " ORDER BY o.bucket_ms");
     sql = sbuf_take(&b);
     if (!sql)
@@ -353,15 +354,6 @@ int reader_pdh_paths(struct reader *r,
     return finish(st, stop ? SQLITE_DONE : rc, stop);
 }
 
-/* " AND path_id IN (1,2,3)": ids are integers the caller got from pdh_paths. */
-static void path_list(struct sbuf *b, const int64_t *ids, size_t nids)
-{
-    sbuf_printf(b, " AND path_id IN (");
-    for (size_t i = 0; i < nids; i++)
-        sbuf_printf(b, "%s%lld", i ? "," : "", (long long)ids[i]);
-    sbuf_printf(b, ")");
-}
-
 /* Prepare the SQL of b (taken), or -ENOMEM / -EIO. */
 static int prepare_built(struct reader *r, struct sbuf *b, sqlite3_stmt **st)
 {
@@ -387,7 +379,7 @@ int reader_pdh_values(struct reader *r, const int64_t *ids, size_t nids, int64_t
     if (rc <= 0)
         return rc;
     sbuf_printf(&b, "SELECT tick, path_id, value FROM pdh_values WHERE tick BETWEEN ? AND ?");
-    path_list(&b, ids, nids);
+    id_list(&b, "path_id", ids, nids);
     sbuf_printf(&b, " ORDER BY tick, path_id");
     if ((rc = prepare_built(r, &b, &st)) < 0)
         return rc;
@@ -417,7 +409,7 @@ int reader_pdh_rollups(struct reader *r, enum reader_tier tier, const int64_t *i
                 "SELECT bucket_ms, path_id, n, value_min, value_avg, value_max FROM pdh_values_%s "
                 "WHERE bucket_ms BETWEEN ? AND ?",
                 tier == READER_1H ? "1h" : "1m");
-    path_list(&b, ids, nids);
+    id_list(&b, "path_id", ids, nids);
     sbuf_printf(&b, " ORDER BY bucket_ms");
     if ((rc = prepare_built(r, &b, &st)) < 0)
         return rc;
