@@ -414,7 +414,7 @@ static void log_restart_keys(const struct cfg *cur, const struct cfg *next)
     if (next->http_threads != cur->http_threads || next->max_connections != cur->max_connections ||
         next->connection_timeout_s != cur->connection_timeout_s ||
         next->max_body_bytes != cur->max_body_bytes || next->max_url_bytes != cur->max_url_bytes ||
-        next->max_points != cur->max_points)
+        next->max_points != cur->max_points || next->request_timeout_s != cur->request_timeout_s)
         log_warnx("reload: the HTTP server settings changed; they take effect only after a "
                   "restart");
 }
@@ -534,6 +534,7 @@ static int daemon_main(int argc, char **argv)
                                .auth = &api_auth_live,
                                .auth_read = cfg.auth_read,
                                .max_points = cfg.max_points,
+                               .request_timeout_ms = (int64_t)cfg.request_timeout_s * 1000,
                                .live = live,
                                .stats = daemon_stats,
                                .stats_arg = &parts,

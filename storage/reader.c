@@ -100,6 +100,23 @@ int reader_run_window(struct reader *r, int64_t id, int64_t *start_ms, int64_t *
     return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
 }
 
+int reader_next_tick(struct reader *r, int64_t from_ms, int64_t *t_ms)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (prepare(r, "SELECT min(t_ms) FROM ticks WHERE t_ms >= ?", &st) < 0)
+        return -EIO;
+    sqlite3_bind_int64(st, 1, from_ms);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_NULL)
+        rc = SQLITE_DONE; /* min() of no rows */
+    else if (rc == SQLITE_ROW)
+        *t_ms = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
+}
+
 int reader_instances(struct reader *r,
                      int (*cb)(void *arg, int obj, const char *name, int64_t inst), void *arg)
 {

@@ -36,6 +36,11 @@ int reader_host(struct reader *r, char *buf, size_t cap);
 int reader_run_window(struct reader *r, int64_t id, int64_t *start_ms, int64_t *end_ms,
                       int64_t *pid);
 
+/* The time of the first tick at or after from_ms into *t_ms, found through the index in one step
+ * however long the empty stretch before it. Returns 0, -ENOENT (no tick at or after from_ms) or
+ * -EIO. */
+int reader_next_tick(struct reader *r, int64_t from_ms, int64_t *t_ms);
+
 /* Every instance the log knows: cb(arg, object id, name, instance id), in id order. */
 int reader_instances(struct reader *r,
                      int (*cb)(void *arg, int obj, const char *name, int64_t inst), void *arg);

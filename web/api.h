@@ -76,6 +76,7 @@ struct api_env {
      * never freed while the server runs. */
     _Atomic(struct api_auth *) *auth;
     int64_t max_points;                              /* per series, for /data */
+    int64_t request_timeout_ms; /* a streamed answer (an export) ends after this; 0: never */
     struct live *live;                               /* the newest ticks; may be NULL */
     void (*stats)(void *arg, struct api_stats *out); /* may be NULL: all zero */
     void *stats_arg;

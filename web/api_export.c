@@ -3,6 +3,7 @@
  */
 #include "api_internal.h"
 #include "export.h"
+#include "log.h"
 #include "report_proc.h"
 #include "series.h"
 
@@ -21,7 +22,13 @@ struct export_job {
 
 static ssize_t job_read(void *ctx, char *buf, size_t max)
 {
-    return export_read(((struct export_job *)ctx)->x, buf, max);
+    struct export_job *j = ctx;
+    ssize_t n = export_read(j->x, buf, max);
+
+    /* The client sees only a cut connection; the log says why. */
+    if (n == -ETIMEDOUT)
+        log_warnx("export: %s; the connection is closed (request_timeout_s)", export_error(j->x));
+    return n;
 }
 
 static void job_free(void *ctx)
@@ -130,7 +137,9 @@ out:
 int api_export(const struct api_env *env, struct reader *rd, const struct query *q,
                struct api_response *out)
 {
-    struct export_opts o = {.host = env->host, .interval_ms = env->interval_ms};
+    struct export_opts o = {.host = env->host,
+                            .interval_ms = env->interval_ms,
+                            .timeout_ms = env->request_timeout_ms};
     int rc = api_time_range(env, q, DEFAULT_FROM, &o.from_ms, &o.to_ms, out);
 
     if (rc)
@@ -141,7 +150,9 @@ int api_export(const struct api_env *env, struct reader *rd, const struct query 
 int api_run_export(const struct api_env *env, struct reader *rd, const struct query *q, int64_t id,
                    struct api_response *out)
 {
-    struct export_opts o = {.host = env->host, .interval_ms = env->interval_ms};
+    struct export_opts o = {.host = env->host,
+                            .interval_ms = env->interval_ms,
+                            .timeout_ms = env->request_timeout_ms};
     int64_t start_ms, end_ms, pid = -1;
     int rc;
 

@@ -3,10 +3,16 @@
  *
  * The range is read a window of ticks at a time through data_query (raw ticks, the same values as
  * /api/v1/data), each window formatted into a buffer that export_read drains. Memory holds one
- * window: WINDOW_TICKS rows of the series.
+ * window: at most WINDOW_TICKS rows of the series, fewer with many series (WINDOW_CELLS).
+ *
+ * Each window starts at the next tick that exists (the index finds it in one step), so a range
+ * with years of nothing in it costs one lookup, not one query per empty hour. export_read formats
+ * at most one window per call before it returns what it has, so the HTTP worker that pulls it
+ * gets back to its other connections (and notices a client that has gone) between windows.
  */
 #include "export.h"
 
+#include "clock.h"
 #include "data.h"
 
 #include <errno.h>
@@ -15,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WINDOW_TICKS 3600 /* rows read and formatted per step */
+#define WINDOW_TICKS 3600   /* rows read and formatted per step at most */
+#define WINDOW_CELLS 360000 /* values per step at most (100 series of WINDOW_TICKS rows) */
+#define WINDOW_MIN   60     /* rows per step at least, however many series */
 
 struct export_stream {
     struct reader *rd;
@@ -24,6 +32,8 @@ struct export_stream {
     size_t ns;
     struct export_opts o;
     int64_t next_ms; /* start of the next window */
+    int64_t span_ms; /* length of a window */
+    int64_t deadline_ns; /* clock_mono_ns() after which export_read fails; 0: none */
     uint64_t row_no; /* rows seen, for `every` */
     int header_done;
     int done;
@@ -31,6 +41,14 @@ struct export_stream {
     size_t out_pos;
     char err[256];
 };
+
+/* Rows per window for ns series: the work of one export_read stays about the same however wide. */
+static int64_t window_ticks(size_t ns)
+{
+    size_t n = WINDOW_CELLS / (ns ? ns : 1);
+
+    return n > WINDOW_TICKS ? WINDOW_TICKS : n < WINDOW_MIN ? WINDOW_MIN : (int64_t)n;
+}
 
 int export_open(struct reader *rd, struct live *live, const struct series *s, size_t ns,
                 const struct export_opts *o, struct export_stream **out)
@@ -55,6 +73,9 @@ int export_open(struct reader *rd, struct live *live, const struct series *s, si
     if (x->o.interval_ms <= 0)
         x->o.interval_ms = 1000;
     x->next_ms = o->from_ms;
+    x->span_ms = x->o.interval_ms * window_ticks(ns);
+    if (o->timeout_ms > 0)
+        x->deadline_ns = clock_mono_ns() + o->timeout_ms * 1000000;
     *out = x;
     return 0;
 }
@@ -74,25 +95,54 @@ static void header(struct export_stream *x, int64_t first_ms)
     csv_end_line(&x->out);
 }
 
+/* Move next_ms to the first tick at or after it, in the database or in memory; done when there
+ * is none up to to_ms. Returns 0, or -EIO. */
+static int skip_gap(struct export_stream *x)
+{
+    int64_t next = INT64_MAX, t, oldest;
+    struct tick *lt = NULL;
+    int rc = x->rd ? reader_next_tick(x->rd, x->next_ms, &t) : -ENOENT;
+
+    if (rc == 0)
+        next = t;
+    else if (rc != -ENOENT) {
+        snprintf(x->err, sizeof(x->err), "%s", reader_errmsg(x->rd));
+        return -EIO;
+    }
+    if (x->live && live_range(x->live, x->next_ms, x->o.to_ms, &lt, 1, &oldest) == 1) {
+        next = lt->wall_ms < next ? lt->wall_ms : next;
+        tick_free(lt);
+    }
+    if (next > x->o.to_ms)
+        x->done = 1;
+    else if (next > x->next_ms)
+        x->next_ms = next;
+    return 0;
+}
+
 /* Read and format the next window. Returns 0, or a negative errno. */
 static int next_window(struct export_stream *x)
 {
-    int64_t span = x->o.interval_ms * WINDOW_TICKS;
-    int64_t to = x->next_ms > x->o.to_ms - span + 1 ? x->o.to_ms : x->next_ms + span - 1;
-    struct data_req req = {.from_ms = x->next_ms,
-                           .to_ms = to,
-                           .agg = DATA_AVG,
+    int64_t span = x->span_ms, to;
+    struct data_req req = {.agg = DATA_AVG,
                            .max_points = WINDOW_TICKS * 4,
                            .interval_ms = x->o.interval_ms};
-    struct data_result res;
-    int rc;
+    struct data_result res = {0};
+    int rc = skip_gap(x);
 
-    rc = data_query(x->rd, x->live, x->s, x->ns, &req, &res, x->err, sizeof(x->err));
     if (rc < 0)
         return rc;
-    x->next_ms = to + 1;
-    if (to >= x->o.to_ms)
-        x->done = 1;
+    if (!x->done) {
+        to = x->next_ms > x->o.to_ms - span + 1 ? x->o.to_ms : x->next_ms + span - 1;
+        req.from_ms = x->next_ms;
+        req.to_ms = to;
+        rc = data_query(x->rd, x->live, x->s, x->ns, &req, &res, x->err, sizeof(x->err));
+        if (rc < 0)
+            return rc;
+        x->next_ms = to + 1;
+        if (to >= x->o.to_ms)
+            x->done = 1;
+    }
     /* The header waits for the first row, whose instant names the zone (a DST change may lie
      * between `from` and the first tick); with no row at all it is written at the end. */
     if (!x->header_done && (res.npoints || x->done)) {
@@ -116,14 +166,20 @@ ssize_t export_read(struct export_stream *x, char *buf, size_t max)
     size_t n;
     int rc;
 
+    /* checked at every call: a slow reader may take longer than the timeout to drain one window */
+    if (x->deadline_ns && (x->out_pos < x->out.len || !x->done) &&
+        clock_mono_ns() > x->deadline_ns) {
+        snprintf(x->err, sizeof(x->err), "stopped after %lld s (the request timeout), %llu rows in",
+                 (long long)(x->o.timeout_ms / 1000), (unsigned long long)x->row_no);
+        return -ETIMEDOUT;
+    }
     while (x->out_pos == x->out.len) {
         x->out.len = 0;
         x->out_pos = 0;
-        if (x->done) {
+        if (x->done)
             return 0;
-        } else if ((rc = next_window(x)) < 0) {
+        if ((rc = next_window(x)) < 0)
             return rc;
-        }
         if (!sbuf_ok(&x->out))
             return -ENOMEM;
     }

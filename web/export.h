@@ -22,6 +22,7 @@ struct export_opts {
     int every;           /* keep every Nth row (relog -t N); 1 = all */
     const char *host;    /* for the \\HOST part of the column names */
     int64_t interval_ms; /* the sampling interval, to size the windows */
+    int64_t timeout_ms;  /* export_read fails with -ETIMEDOUT this long after export_open; 0: never */
 };
 
 struct export_stream;
@@ -34,8 +35,10 @@ struct export_stream;
 int export_open(struct reader *rd, struct live *live, const struct series *s, size_t ns,
                 const struct export_opts *o, struct export_stream **out);
 
-/* Copy up to max bytes of the export into buf. Returns the count, 0 at the end, or a negative
- * errno (-EIO: the database failed; the message is in export_error). */
+/* Copy up to max bytes of the export into buf, reading at most one window of ticks to get them
+ * (with `every` > 1, as many windows as it takes to produce a row). Returns the count, 0 at the
+ * end, or a negative errno (-EIO: the database failed, -ETIMEDOUT: past the timeout; the message
+ * is in export_error). */
 ssize_t export_read(struct export_stream *x, char *buf, size_t max);
 
 const char *export_error(const struct export_stream *x);
