@@ -428,14 +428,16 @@ static int export_db(const struct export_args *a)
     o.host = host;
     o.interval_ms = db_interval(rd);
     if (a->run) {
-        rc = reader_run_window(rd, run_id(a->run), &o.from_ms, &o.to_ms, &pid);
+        struct reader_run run = {.pid = -1};
+
+        rc = reader_run_window(rd, run_id(a->run), &run);
         if (rc < 0) {
             fprintf(stderr, "perflog export: %s: %s\n", a->db,
                     rc == -ENOENT ? "no such run" : reader_errmsg(rd));
             goto out;
         }
-        if (o.to_ms <= 0)
-            o.to_ms = cli_now_ms(); /* still running or settling */
+        export_run_window(&run, cli_now_ms(), &o.from_ms, &o.to_ms);
+        pid = run.pid;
     }
     rc = series_resolve(rd, NULL, pats, npat, MAX_SERIES, &set);
     /* A run's export has its own processes, not every process the log has followed. */

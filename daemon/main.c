@@ -190,18 +190,19 @@ static void writer_settings_of(const struct cfg *c, struct writer_settings *s)
     s->retention.max_bytes = c->max_db_bytes;
 }
 
-/* The window of a run's export: start to the end of its settle tail (0: still open or settling,
- * the caller uses now). */
-static int run_window(void *arg, int64_t id, int64_t *start_ms, int64_t *end_ms, int64_t *pid)
+/* Run `id` as its export needs it; web/export.c decides the window. */
+static int run_window(void *arg, int64_t id, struct reader_run *out)
 {
     struct runs_db_row row;
     int rc = runs_db_get(runs_table(arg), id, &row);
 
     if (rc < 0)
         return rc;
-    *start_ms = row.start_ms;
-    *end_ms = row.settled_ms != RUNS_DB_NULL && row.settled_ms > 0 ? row.settled_ms : 0;
-    *pid = row.pid != RUNS_DB_NULL ? row.pid : -1;
+    snprintf(out->status, sizeof(out->status), "%s", row.status ? row.status : "");
+    out->start_ms = row.start_ms;
+    out->end_ms = row.end_ms != RUNS_DB_NULL ? row.end_ms : 0;
+    out->settled_ms = row.settled_ms != RUNS_DB_NULL ? row.settled_ms : 0;
+    out->pid = row.pid != RUNS_DB_NULL ? row.pid : -1;
     runs_db_row_release(&row);
     return 0;
 }

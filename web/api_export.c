@@ -153,18 +153,16 @@ int api_run_export(const struct api_env *env, struct reader *rd, const struct qu
     struct export_opts o = {.host = env->host,
                             .interval_ms = env->interval_ms,
                             .timeout_ms = env->request_timeout_ms};
-    int64_t start_ms, end_ms, pid = -1;
+    struct reader_run run = {.pid = -1};
     int rc;
 
     if (!env->run_window)
         return api_error(out, 503, "runs_unavailable", "this server keeps no runs");
-    rc = env->run_window(env->run_window_arg, id, &start_ms, &end_ms, &pid);
+    rc = env->run_window(env->run_window_arg, id, &run);
     if (rc == -ENOENT)
         return api_error(out, 404, "not_found", "no run %lld", (long long)id);
     if (rc < 0)
         return api_error(out, 503, "database_unavailable", "the run cannot be read");
-    /* the run and its settle tail; a run still open or settling goes up to now */
-    o.from_ms = start_ms;
-    o.to_ms = end_ms > 0 ? end_ms : api_now_ms(env);
-    return export_answer(env, rd, q, pid > 0 ? pid : -1, &o, out);
+    export_run_window(&run, api_now_ms(env), &o.from_ms, &o.to_ms);
+    return export_answer(env, rd, q, run.pid > 0 ? run.pid : -1, &o, out);
 }

@@ -191,6 +191,17 @@ ssize_t export_read(struct export_stream *x, char *buf, size_t max)
     return (ssize_t)n;
 }
 
+void export_run_window(const struct reader_run *r, int64_t now_ms, int64_t *from_ms,
+                       int64_t *to_ms)
+{
+    int open = !strcmp(r->status, "running") || !strcmp(r->status, "ending");
+
+    *from_ms = r->start_ms;
+    *to_ms = r->settled_ms > 0 ? r->settled_ms : !open && r->end_ms > 0 ? r->end_ms : now_ms;
+    if (*to_ms < *from_ms)
+        *to_ms = *from_ms;
+}
+
 const char *export_error(const struct export_stream *x)
 {
     return x->err;

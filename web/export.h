@@ -28,6 +28,16 @@ struct export_opts {
 struct export_stream;
 
 /*
+ * The window of run r's export, [*from_ms, *to_ms]: from its start to the end of its settle tail
+ * once settled; while it runs or settles (running, ending) up to now_ms, since its tail is still
+ * being recorded; a run with no tail (interrupted, failed) up to its end; up to now_ms when no end
+ * is recorded. Never before the start. Pure: the daemon's GET /api/v1/runs/{id}/export and
+ * `perflog export --db --run` both call it, so both export the same rows.
+ */
+void export_run_window(const struct reader_run *r, int64_t now_ms, int64_t *from_ms,
+                       int64_t *to_ms);
+
+/*
  * Start an export of series s[0..ns) (copied) over the raw ticks of the range. `rd` (may be NULL)
  * and `live` (may be NULL) must outlive the stream; `rd` is used only inside export_read, by the
  * calling thread. Returns 0 and sets *out, or -ENOMEM.
