@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "data.h"
+#include "report_proc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -189,6 +190,45 @@ ssize_t export_read(struct export_stream *x, char *buf, size_t max)
     memcpy(buf, x->out.s + x->out_pos, n);
     x->out_pos += n;
     return (ssize_t)n;
+}
+
+int export_parse_opts(const char *format, const char *tz, const char *every,
+                      const char *const names[3], struct export_opts *o, char *why, size_t whylen)
+{
+    char *end = NULL;
+    long n = 1;
+
+    if (every) {
+        errno = 0;
+        n = strtol(every, &end, 10);
+    }
+    if (format && strcmp(format, "csv") && strcmp(format, "tsv"))
+        snprintf(why, whylen, "%s: '%.50s' is not csv or tsv", names[0], format);
+    else if (tz && strcmp(tz, "local") && strcmp(tz, "utc"))
+        snprintf(why, whylen, "%s: '%.50s' is not local or utc", names[1], tz);
+    else if (every && (!*every || *end || errno || n < 1 || n > EXPORT_MAX_EVERY))
+        snprintf(why, whylen, "%s: '%.50s' is not a whole number from 1 to %d (keep every Nth row)",
+                 names[2], every, EXPORT_MAX_EVERY);
+    else {
+        o->format = format && !strcmp(format, "tsv") ? CSV_TAB : CSV_COMMA;
+        o->utc = tz && !strcmp(tz, "utc");
+        o->every = (int)n;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+int export_columns(struct reader *rd, struct live *live, const struct pattern *pats, size_t npat,
+                   int64_t run_pid, const struct export_opts *o, struct series_set *set)
+{
+    struct tick *latest = live ? live_latest(live) : NULL;
+    int rc = series_resolve(rd, latest, pats, npat, EXPORT_MAX_SERIES, set);
+
+    tick_free(latest);
+    if (rc == 0 && run_pid)
+        rc = report_proc_restrict(rd, live, run_pid > 0 && run_pid <= INT32_MAX ? (int)run_pid : -1,
+                                  o->from_ms - o->interval_ms, o->to_ms, set);
+    return rc;
 }
 
 void export_run_window(const struct reader_run *r, int64_t now_ms, int64_t *from_ms,

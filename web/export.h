@@ -8,12 +8,18 @@
 
 #include "csv.h"
 #include "live.h"
+#include "pattern.h"
 #include "reader.h"
 #include "series.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* The limits of one export, the same through the daemon and from a file. */
+#define EXPORT_MAX_PATTERNS 32      /* counter patterns */
+#define EXPORT_MAX_SERIES   1000    /* columns */
+#define EXPORT_MAX_EVERY    1000000 /* keep every Nth row: N at most */
 
 struct export_opts {
     int64_t from_ms, to_ms; /* inclusive */
@@ -26,6 +32,25 @@ struct export_opts {
 };
 
 struct export_stream;
+
+/*
+ * The options format (csv, tsv), tz (local, utc) and every (1..EXPORT_MAX_EVERY) as the user gave
+ * them (NULL: csv, local, 1) into *o. names[3] are what the caller calls the three ("format", "tz",
+ * "every" in a URL; "--format", "--tz", "-t" on a command line). Returns 0, or -EINVAL with one
+ * line in why (e.g. "tz: 'x' is not local or utc") and *o untouched.
+ */
+int export_parse_opts(const char *format, const char *tz, const char *every,
+                      const char *const names[3], struct export_opts *o, char *why, size_t whylen);
+
+/*
+ * The columns of an export into *set (the caller frees it): the series of pats[0..npat) that the
+ * log (rd) or memory (live, may be NULL) knows. For a run's export (run_pid != 0), the Process
+ * columns are only the run's own processes: run_pid and its descendants in [o->from_ms - one
+ * interval, o->to_ms] (run_pid -1: a run without a pid, none). Returns 0, -E2BIG (more than
+ * EXPORT_MAX_SERIES), -EIO (reader_errmsg has it) or -ENOMEM.
+ */
+int export_columns(struct reader *rd, struct live *live, const struct pattern *pats, size_t npat,
+                   int64_t run_pid, const struct export_opts *o, struct series_set *set);
 
 /*
  * The window of run r's export, [*from_ms, *to_ms]: from its start to the end of its settle tail

@@ -1,10 +1,12 @@
 /*
  * test_export.c - the shared rules of an export (web/export.c): the window of a run's export, which
- * GET /api/v1/runs/{id}/export and `perflog export --db --run` both use, and the option checks.
+ * GET /api/v1/runs/{id}/export and `perflog export --db --run` both use, and the option checks
+ * both make.
  */
 #include "export.h"
 #include "testlib.h"
 
+#include <errno.h>
 #include <string.h>
 
 #define NOW 5000000
@@ -50,8 +52,33 @@ static void test_run_window(void)
     CHECK_INT(to, 1000000);
 }
 
+static void test_parse_opts(void)
+{
+    static const char *const url[3] = {"format", "tz", "every"}, *const cli[3] = {"--format", "--tz",
+                                                                                  "-t"};
+    struct export_opts o = {.every = 7};
+    char why[160] = "";
+
+    CHECK_INT(export_parse_opts(NULL, NULL, NULL, url, &o, why, sizeof(why)), 0);
+    CHECK(o.format == CSV_COMMA && !o.utc && o.every == 1);
+    CHECK_INT(export_parse_opts("tsv", "utc", "1000000", url, &o, why, sizeof(why)), 0);
+    CHECK(o.format == CSV_TAB && o.utc && o.every == 1000000);
+    o.every = 3;
+    CHECK_INT(export_parse_opts("xlsx", NULL, NULL, url, &o, why, sizeof(why)), -EINVAL);
+    CHECK_STR(why, "format: 'xlsx' is not csv or tsv");
+    CHECK_INT(o.every, 3); /* untouched */
+    CHECK_INT(export_parse_opts(NULL, "cet", NULL, cli, &o, why, sizeof(why)), -EINVAL);
+    CHECK_STR(why, "--tz: 'cet' is not local or utc");
+    static const char *const bad_every[] = {"0", "1000001", "", "5x", "-1", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof(bad_every) / sizeof(bad_every[0]); i++) {
+        CHECK_INT(export_parse_opts(NULL, NULL, bad_every[i], cli, &o, why, sizeof(why)), -EINVAL);
+        CHECK(strncmp(why, "-t: '", 5) == 0 && strstr(why, "from 1 to 1000000"));
+    }
+}
+
 int main(void)
 {
     test_run_window();
+    test_parse_opts();
     return tl_done();
 }
