@@ -162,25 +162,32 @@ static int next_window(struct export_stream *x)
     return sbuf_ok(&x->out) ? 0 : -ENOMEM;
 }
 
+/* Whether the timeout has passed; then the message is set. */
+static int past_deadline(struct export_stream *x)
+{
+    if (!x->deadline_ns || clock_mono_ns() <= x->deadline_ns)
+        return 0;
+    snprintf(x->err, sizeof(x->err), "stopped after %lld s (the request timeout), %llu rows in",
+             (long long)(x->o.timeout_ms / 1000), (unsigned long long)x->row_no);
+    return 1;
+}
+
 ssize_t export_read(struct export_stream *x, char *buf, size_t max)
 {
     size_t n;
     int rc;
 
     /* checked at every call: a slow reader may take longer than the timeout to drain one window */
-    if (x->deadline_ns && (x->out_pos < x->out.len || !x->done) &&
-        clock_mono_ns() > x->deadline_ns) {
-        snprintf(x->err, sizeof(x->err), "stopped after %lld s (the request timeout), %llu rows in",
-                 (long long)(x->o.timeout_ms / 1000), (unsigned long long)x->row_no);
+    if ((x->out_pos < x->out.len || !x->done) && past_deadline(x))
         return -ETIMEDOUT;
-    }
     while (x->out_pos == x->out.len) {
         x->out.len = 0;
         x->out_pos = 0;
         if (x->done)
             return 0;
-        if ((rc = next_window(x)) < 0)
-            return rc;
+        /* and between windows: with `every`, many may pass before one gives a row */
+        if ((rc = next_window(x)) < 0 || (x->out.len == 0 && !x->done && past_deadline(x)))
+            return rc < 0 ? rc : -ETIMEDOUT;
         if (!sbuf_ok(&x->out))
             return -ENOMEM;
     }
