@@ -791,7 +791,7 @@ static int terse_line(const struct line *l, struct fio_run *r)
         if (!ok || !terse_int(f[b], fn[b], &kib) || !terse_int(f[b + 1], fn[b + 1], &kibps) ||
             !terse_int(f[b + 3], fn[b + 3], &ms))
             return d > 0;
-        fio_run_add(r, (long)gid, 0, kibps * 1024.0, kib * 1024.0, ms);
+        fio_run_add(r, gid < 1e9 ? (long)gid : -1, 0, kibps * 1024.0, kib * 1024.0, ms);
     }
     return 1;
 }
@@ -842,7 +842,8 @@ static const char *pv_bracket(const char *p, double *rate)
     if (*p != '[' || !close)
         return NULL;
     q = per_s(skip_ws(p + 1), 1, &r);
-    if (q && q[-3] == 'B' && skip_ws(q) == close) {
+    /* in bytes: "B/s" (per_s also takes a bare number) */
+    if (q && q - p >= 5 && strncmp(q - 3, "B/s", 3) == 0 && skip_ws(q) == close) {
         *rate = r;
         return close + 1;
     }
