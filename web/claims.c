@@ -51,6 +51,30 @@ static char *line_str(const struct line *l, char *buf, size_t cap)
     return buf;
 }
 
+/* A parser of one line: 1 and *c filled when the line (a C string; `cr`: it ended with '\r') is
+ * the tool's summary. */
+typedef int (*line_claim_fn)(const char *s, int cr, struct tool_claim *c);
+
+/* The offset of the last line `fn` claims, its claim in *out; -1 when none does. */
+static long last_line_claim(const char *text, size_t len, line_claim_fn fn, struct tool_claim *out)
+{
+    struct line l;
+    size_t pos = 0;
+    long found = -1;
+    char buf[512];
+
+    while (next_line(text, len, &pos, &l)) {
+        struct tool_claim c;
+        int cr = l.off + l.n < len && text[l.off + l.n] == '\r';
+
+        if (l.n && fn(line_str(&l, buf, sizeof(buf)), cr, &c)) {
+            *out = c;
+            found = (long)l.off;
+        }
+    }
+    return found;
+}
+
 static const char *skip_ws(const char *p)
 {
     while (*p == ' ' || *p == '\t')
@@ -322,23 +346,15 @@ static int parse_dd_line(const char *s, struct tool_claim *c)
     return 1;
 }
 
+static int dd_line(const char *s, int cr, struct tool_claim *c)
+{
+    (void)cr; /* status=progress ends its updates with '\r', the last line with '\n' */
+    return isdigit((unsigned char)*s) && parse_dd_line(s, c);
+}
+
 static long parse_dd(const char *text, size_t len, struct tool_claim *out)
 {
-    struct line l;
-    size_t pos = 0;
-    long found = -1;
-    char buf[512];
-
-    while (next_line(text, len, &pos, &l)) {
-        struct tool_claim c;
-
-        if (l.n && isdigit((unsigned char)*l.s) &&
-            parse_dd_line(line_str(&l, buf, sizeof(buf)), &c)) {
-            *out = c;
-            found = (long)l.off;
-        }
-    }
-    return found;
+    return last_line_claim(text, len, dd_line, out);
 }
 
 /*
@@ -893,27 +909,23 @@ static int pv_line(const char *s, int cr_ended, struct pv_update *u)
     return u->bytes >= 0 && brackets == 0 && cr_ended;
 }
 
+static int pv_claim(const char *s, int cr, struct tool_claim *c)
+{
+    struct pv_update u;
+
+    if (!pv_line(s, cr, &u))
+        return 0;
+    claim_init(c, "pv");
+    c->claimed_bytes = u.bytes >= 0 ? llround(u.bytes) : -1;
+    c->claimed_bytes_per_s = u.rate;
+    /* the timer is whole seconds; bytes over the (then average) rate are closer */
+    c->claimed_seconds = u.bytes > 0 && u.rate > 0 ? u.bytes / u.rate : u.secs;
+    return 1;
+}
+
 static long parse_pv(const char *text, size_t len, struct tool_claim *out)
 {
-    struct line l;
-    size_t pos = 0;
-    long found = -1;
-    char buf[512];
-
-    while (next_line(text, len, &pos, &l)) {
-        struct pv_update u;
-        int cr = l.off + l.n < len && text[l.off + l.n] == '\r';
-
-        if (l.n == 0 || !pv_line(line_str(&l, buf, sizeof(buf)), cr, &u))
-            continue;
-        claim_init(out, "pv");
-        out->claimed_bytes = u.bytes >= 0 ? llround(u.bytes) : -1;
-        out->claimed_bytes_per_s = u.rate;
-        /* the timer is whole seconds; bytes over the (then average) rate are closer */
-        out->claimed_seconds = u.bytes > 0 && u.rate > 0 ? u.bytes / u.rate : u.secs;
-        found = (long)l.off;
-    }
-    return found;
+    return last_line_claim(text, len, pv_claim, out);
 }
 
 /*
