@@ -210,63 +210,113 @@ static void test_diskspd(void)
     CHECK_DBL(c.claimed_bytes_per_s, 726.87 * MIB, 1e-3);
 }
 
-/* A fixture's text (NUL-terminated, caller frees), or NULL. */
-static char *fixture(const char *name, size_t *len)
+/*
+ * Fixtures and the claims read off them by hand: the figures each tool printed, in its units
+ * (tests/fixtures/claims/README.md says which tool and options made each). A rate or time of -1:
+ * not printed.
+ */
+struct want {
+    const char *fixture, *name;
+    double rate, rate_tol;
+    int64_t bytes;
+    double secs, secs_tol;
+};
+
+#define KIBPS 1024.0 /* fio terse: KiB/s */
+
+static const struct want wants[] = {
+    /* "WRITE: bw=117MiB/s (123MB/s), ..., io=32.0MiB (33.6MB), run=273-273msec" */
+    {"fio-text-write.txt", "fio", 117 * MIB, 1e-6, 32 << 20, 0.273, 1e-12},
+    {"fio-text-read.txt", "fio", 1778 * MIB, 1e-6, 16 << 20, 0.009, 1e-12},
+    /* READ and WRITE of one group run at once: rates add up, the time is the longest job's */
+    {"fio-text-randrw-2jobs.txt", "fio", (620 + 660) * MIB, 1e-6, 32 << 20, 0.025, 1e-12},
+    {"fio-text-group-reporting.txt", "fio", 1524 * MIB, 1e-6, 32 << 20, 0.021, 1e-12},
+    /* kb_base=1000 prints SI first: "bw=1118MB/s (1067MiB/s)", "io=16.8MB" */
+    {"fio-text-kb1000.txt", "fio", 1118e6, 1e-3, 16800000, 0.015, 1e-12},
+    /* two groups, one after the other: 16 MiB in 3 ms, then 16 MiB in 4 ms */
+    {"fio-text-2groups.txt", "fio", 32 * MIB / 0.007, 1e-3, 32 << 20, 0.007, 1e-12},
+    /* MIXED repeats READ + WRITE under =both and is not counted twice; alone under =mixed */
+    {"fio-text-unified-both.txt", "fio", (258 + 242) * MIB, 1e-6, 16 << 20, 0.032, 1e-12},
+    {"fio-text-unified-mixed.txt", "fio", 516 * MIB, 1e-6, 16 << 20, 0.031, 1e-12},
+    /* terse 3, two randrw jobs: KiB/s and KiB of both directions of both lines */
+    {"fio-terse-v3.txt", "fio", (206048.0 + 193560 + 181073 + 218536) * KIBPS, 1e-6, 32 << 20,
+     0.041, 1e-12},
+    /* 4 adds a trim block, 5 adds samples and IOPS fields to each block, 2 has no fio version */
+    {"fio-terse-v4.txt", "fio", (187733.0 + 176355 + 181073 + 218536) * KIBPS, 1e-6, 32 << 20,
+     0.045, 1e-12},
+    {"fio-terse-v5.txt", "fio", (183652.0 + 172521 + 185600 + 224000) * KIBPS, 1e-6, 32 << 20,
+     0.046, 1e-12},
+    {"fio-terse-v2.txt", "fio", 468114 * KIBPS, 1e-6, 16 << 20, 0.035, 1e-12},
+    {"fio-terse-write.txt", "fio", 455111 * KIBPS, 1e-6, 16 << 20, 0.036, 1e-12},
+    /* =both: the mixed block after read and write is their sum again; =mixed: one block */
+    {"fio-terse-both-v3.txt", "fio", (291310.0 + 273655) * KIBPS, 1e-6, 16 << 20, 0.029, 1e-12},
+    {"fio-terse-mixed-v5.txt", "fio", 528516 * KIBPS, 1e-6, 16 << 20, 0.031, 1e-12},
+    /* JSON of unified_rw_reporting=mixed: a "mixed" direction only */
+    {"fio-mixed.json", "fio", 466033777.0, 0, 16 << 20, 0.036, 1e-12},
+    /* progress2 alone: the last '\r' line, "33,554,432 100%  183.73MB/s ... (xfr#4, ..."; its MB
+     * are 2^20 */
+    {"rsync-progress2.txt", "rsync", 183.73 * MIB, 1e-3, 33554432, 33554432 / (183.73 * MIB), 1e-9},
+    /* the summary wins: "8,055,041.44 bytes/sec" is (sent + received) / (12 s + 0.5 s); the
+     * payload is --stats' Total transferred file size */
+    {"rsync-progress2-stats.txt", "rsync", 8055041.44, 1e-6, 100663296, 12.5, 1e-6},
+    /* -v: progress lines, then the summary; the payload is the progress' file data */
+    {"rsync-progress2-v.txt", "rsync", 22375342.67, 1e-6, 33554432,
+     (33562894.0 + 120) / 22375342.67, 1e-9},
+    /* -h: suffixes in units of 1000 ("sent 33.56M bytes ... 67.13M bytes/sec") */
+    {"rsync-progress2-h-stats.txt", "rsync", 67.13e6, 1e-3, 33550000, (33.56e6 + 95) / 67.13e6,
+     1e-9},
+    {"rsync-v-h.txt", "rsync", 67.13e6, 1e-3, 33560000 + 120, (33.56e6 + 120) / 67.13e6, 1e-9},
+    /* nothing to transfer: 0 bytes of data, 123 bytes over the wire in "0.5 s" */
+    {"rsync-nochange.txt", "rsync", 246.0, 1e-9, 0, 0.5, 1e-9},
+    /* --progress is per file: the last line is the last file's */
+    {"rsync-progress1.txt", "rsync", 69.57 * MIB, 1e-3, 8 << 20, 8 / 69.57, 1e-9},
+    /* "8.00MiB 0:00:01 [4.02MiB/s] [====>] 100%": bytes, and the last update's average rate */
+    {"pv-default.txt", "pv", 4.02 * MIB, 1e-6, 8 << 20, 8 / 4.02, 1e-9},
+    /* 17 MiB over 2.53 s with a pause: the last rate is the average */
+    {"pv-stdin-pause.txt", "pv", 6.75 * MIB, 1e-6, 17 << 20, 17 / 6.75, 1e-9},
+    {"pv-b.txt", "pv", -1, 0, 8 << 20, -1, 0}, /* -b: a size alone, ended by '\r' */
+    {"pv-r.txt", "pv", 4.03 * MIB, 1e-6, -1, -1, 0},
+    {"pv-a.txt", "pv", 4.02 * MIB, 1e-6, -1, -1, 0},
+    {"pv-ra.txt", "pv", 4.02 * MIB, 1e-6, -1, -1, 0}, /* rate, then average: the average */
+    {"pv-bra.txt", "pv", 4.02 * MIB, 1e-6, 8 << 20, 8 / 4.02, 1e-9},
+    {"pv-bta.txt", "pv", 4.02 * MIB, 1e-6, 8 << 20, 8 / 4.02, 1e-9},
+    {"pv-Wb.txt", "pv", 4.02 * MIB, 1e-6, 8 << 20, 8 / 4.02, 1e-9},
+    /* "0.00 B 0:00:00 [0.00 B/s]"; 5000 bytes print as "4.88KiB" */
+    {"pv-empty.txt", "pv", 0, 0, 0, 0, 0},
+    {"pv-small.txt", "pv", 4.93 * MIB, 1e-6, 4997, 4.88 * 1024 / (4.93 * MIB), 1e-12},
+    /* /MT:16: the same summary; Times' Total column */
+    {"robocopy-mt.txt", "robocopy", 596523235.0, 0, 4LL << 30, 31.0, 0},
+    /* German labels, decimal commas: read by the rows' order */
+    {"robocopy-de.txt", "robocopy", 536870912.0, 0, 1LL << 30, 2.0, 0},
+    {"diskspd-rw.txt", "diskspd", 170.64 * MIB, 1e-3, 10LL << 30, 60.01, 1e-12},
+    /* the Total IO table cut off: the read and write tables' totals added */
+    {"diskspd-rw-cut.txt", "diskspd", 2 * 85.33 * MIB, 1e-3, 10LL << 30, -1, 0},
+};
+
+static void test_fixtures(void)
 {
-    return slurp(name, len);
+    for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
+        const struct want *w = &wants[i];
+        struct tool_claim c;
+        int failed = tl_failed;
+
+        CHECK_INT(parse_fixture(w->fixture, &c), 1);
+        CHECK_STR(c.name, w->name);
+        CHECK_DBL(c.claimed_bytes_per_s, w->rate, w->rate_tol);
+        CHECK_INT(c.claimed_bytes, w->bytes);
+        CHECK_DBL(c.claimed_seconds, w->secs, w->secs_tol);
+        if (tl_failed != failed)
+            fprintf(stderr, "  in %s\n", w->fixture);
+    }
 }
 
 static void test_fio_text(void)
 {
     struct tool_claim c;
     size_t n, m;
-    char *t, *u, *both, *cut;
+    char *t = slurp("fio-text-randrw-2jobs.txt", &n), *u = slurp("fio-text-read.txt", &m);
+    char *both, *cut;
 
-    /* "WRITE: bw=117MiB/s (123MB/s), ..., io=32.0MiB (33.6MB), run=273-273msec" */
-    CHECK_INT(parse_fixture("fio-text-write.txt", &c), 1);
-    CHECK_STR(c.name, "fio");
-    CHECK_DBL(c.claimed_bytes_per_s, 117 * MIB, 1e-6);
-    CHECK_INT(c.claimed_bytes, 32 << 20);
-    CHECK_DBL(c.claimed_seconds, 0.273, 1e-12);
-
-    CHECK_INT(parse_fixture("fio-text-read.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 1778 * MIB, 1e-6);
-    CHECK_INT(c.claimed_bytes, 16 << 20);
-    CHECK_DBL(c.claimed_seconds, 0.009, 1e-12);
-
-    /* READ and WRITE of one group run at once: rates add up, the time is the longest job's */
-    CHECK_INT(parse_fixture("fio-text-randrw-2jobs.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, (620 + 660) * MIB, 1e-6);
-    CHECK_INT(c.claimed_bytes, (int64_t)(15.5 * MIB) + (int64_t)(16.5 * MIB));
-    CHECK_DBL(c.claimed_seconds, 0.025, 1e-12);
-
-    CHECK_INT(parse_fixture("fio-text-group-reporting.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 1524 * MIB, 1e-6);
-    CHECK_INT(c.claimed_bytes, 32 << 20);
-
-    /* kb_base=1000 prints SI first: "bw=1118MB/s (1067MiB/s)", "io=16.8MB" */
-    CHECK_INT(parse_fixture("fio-text-kb1000.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 1118e6, 1e-3);
-    CHECK_INT(c.claimed_bytes, 16800000);
-    CHECK_DBL(c.claimed_seconds, 0.015, 1e-12);
-
-    /* two groups, one after the other: 16 MiB in 3 ms, then 16 MiB in 4 ms */
-    CHECK_INT(parse_fixture("fio-text-2groups.txt", &c), 1);
-    CHECK_INT(c.claimed_bytes, 32 << 20);
-    CHECK_DBL(c.claimed_seconds, 0.007, 1e-12);
-    CHECK_DBL(c.claimed_bytes_per_s, 32 * MIB / 0.007, 1e-3);
-
-    /* MIXED repeats READ + WRITE under =both and is not counted twice; alone under =mixed */
-    CHECK_INT(parse_fixture("fio-text-unified-both.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, (258 + 242) * MIB, 1e-6);
-    CHECK_INT(c.claimed_bytes, (8448 + 7936) * 1024);
-    CHECK_INT(parse_fixture("fio-text-unified-mixed.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 516 * MIB, 1e-6);
-    CHECK_INT(c.claimed_bytes, 16 << 20);
-    CHECK_DBL(c.claimed_seconds, 0.031, 1e-12);
-
-    t = fixture("fio-text-randrw-2jobs.txt", &n);
-    u = fixture("fio-text-read.txt", &m);
     if (!t || !u) {
         free(t);
         free(u);
@@ -319,66 +369,14 @@ static void test_fio_text(void)
     CHECK_INT(
         parse_str("  WRITE: bw=117XiB/s (123MB/s), io=32.0MiB (33.6MB), run=273-273msec\n", &c), 0);
     CHECK_INT(parse_str("  write: IOPS=117, BW=117MiB/s\n", &c), 0);
-}
 
-static void test_fio_terse(void)
-{
-    struct tool_claim c;
-
-    /* version 3, two randrw jobs: KiB/s and KiB of both directions of both lines */
-    CHECK_INT(parse_fixture("fio-terse-v3.txt", &c), 1);
-    CHECK_STR(c.name, "fio");
-    CHECK_DBL(c.claimed_bytes_per_s, (206048.0 + 193560 + 181073 + 218536) * 1024, 1e-6);
-    CHECK_INT(c.claimed_bytes, (8448 + 7936 + 7424 + 8960) * 1024);
-    CHECK_DBL(c.claimed_seconds, 0.041, 1e-12);
-
-    /* version 4 adds a trim block, 5 adds samples and IOPS fields to each block */
-    CHECK_INT(parse_fixture("fio-terse-v4.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, (187733.0 + 176355 + 181073 + 218536) * 1024, 1e-6);
-    CHECK_INT(c.claimed_bytes, 32 << 20);
-    CHECK_DBL(c.claimed_seconds, 0.045, 1e-12);
-    CHECK_INT(parse_fixture("fio-terse-v5.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, (183652.0 + 172521 + 185600 + 224000) * 1024, 1e-6);
-    CHECK_INT(c.claimed_bytes, 32 << 20);
-    CHECK_DBL(c.claimed_seconds, 0.046, 1e-12);
-
-    /* version 2 has no fio version field */
-    CHECK_INT(parse_fixture("fio-terse-v2.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 468114.0 * 1024, 1e-6);
-    CHECK_INT(c.claimed_bytes, 16 << 20);
-    CHECK_DBL(c.claimed_seconds, 0.035, 1e-12);
-
-    CHECK_INT(parse_fixture("fio-terse-write.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 455111.0 * 1024, 1e-6);
-    CHECK_DBL(c.claimed_seconds, 0.036, 1e-12);
-
-    /* =both: the mixed block after read and write is their sum again; =mixed: one block */
-    CHECK_INT(parse_fixture("fio-terse-both-v3.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, (291310.0 + 273655) * 1024, 1e-6);
-    CHECK_INT(c.claimed_bytes, 16 << 20);
-    CHECK_INT(parse_fixture("fio-terse-mixed-v5.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 528516.0 * 1024, 1e-6);
-    CHECK_INT(c.claimed_bytes, 16 << 20);
-    CHECK_DBL(c.claimed_seconds, 0.031, 1e-12);
-
-    /* a line cut inside its read block claims nothing; a version 6 is unknown */
+    /* terse: a line cut inside its read block claims nothing; a version 6 is unknown */
     CHECK_INT(parse_str("3;fio-3.33;t;0;0;8448;206048;3219;41;0;0;0.000000;0.000000;4;5262\n", &c),
               0);
     CHECK_INT(parse_str("6;fio-9.0;t;0;0;1;2;3;4\n", &c), 0);
     CHECK_INT(parse_str("3;notfio;t;0;0;1;2;3;4\n", &c), 0);
-}
 
-static void test_fio_json_mixed(void)
-{
-    struct tool_claim c;
-
-    /* unified_rw_reporting=mixed: the JSON has a "mixed" direction only */
-    CHECK_INT(parse_fixture("fio-mixed.json", &c), 1);
-    CHECK_STR(c.name, "fio");
-    CHECK_DBL(c.claimed_bytes_per_s, 466033777.0, 0);
-    CHECK_INT(c.claimed_bytes, 16 << 20);
-    CHECK_DBL(c.claimed_seconds, 0.036, 1e-12);
-    /* two groups in JSON: bytes over the summed times */
+    /* JSON with two groups: bytes over the summed times */
     CHECK_INT(
         parse_str("{\"jobs\": [{\"groupid\": 0, \"write\": {\"bw_bytes\": 100, \"io_bytes\": 200,"
                   " \"runtime\": 2000}}, {\"groupid\": 1, \"read\": {\"bw_bytes\": 50,"
@@ -394,51 +392,11 @@ static void test_rsync_progress(void)
 {
     struct tool_claim c;
 
-    /* --info=progress2 alone: the last '\r' line, "33,554,432 100%  183.73MB/s    0:00:00 (xfr#4,
-     * to-chk=0/5)"; rsync's MB are 2^20 */
-    CHECK_INT(parse_fixture("rsync-progress2.txt", &c), 1);
-    CHECK_STR(c.name, "rsync");
-    CHECK_INT(c.claimed_bytes, 33554432);
-    CHECK_DBL(c.claimed_bytes_per_s, 183.73 * MIB, 1e-3);
-    CHECK_DBL(c.claimed_seconds, 33554432 / (183.73 * MIB), 1e-9);
-
     /* the 96 MiB copy at --bwlimit=8m took 11.97 s: "8.04MB/s" is 8.04 MiB/s (11.94 s); as
      * 8.04e6 B/s it would be 12.5 s */
-    CHECK_INT(parse_fixture("rsync-progress2-stats.txt", &c), 1);
-    CHECK_INT(c.claimed_bytes, 100663296); /* Total transferred file size */
-    /* ...but the summary wins: "8,055,041.44 bytes/sec", (sent + received) / (12 s + 0.5 s) */
-    CHECK_DBL(c.claimed_bytes_per_s, 8055041.44, 1e-6);
-    CHECK_DBL(c.claimed_seconds, 12.5, 1e-6);
     CHECK_INT(parse_str("    100,663,296 100%    8.04MB/s    0:00:11 (xfr#1, to-chk=0/2)\n", &c),
               1);
     CHECK_DBL(100663296 / c.claimed_bytes_per_s, 11.94, 0.01);
-
-    /* -v: progress lines then the summary; the payload is the progress' file data, not the wire's
-     */
-    CHECK_INT(parse_fixture("rsync-progress2-v.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 22375342.67, 1e-6);
-    CHECK_INT(c.claimed_bytes, 33554432);
-    CHECK_DBL(c.claimed_seconds, (33562894.0 + 120) / 22375342.67, 1e-9);
-
-    /* -h: suffixes in units of 1000 ("sent 33.56M bytes ... 67.13M bytes/sec") */
-    CHECK_INT(parse_fixture("rsync-progress2-h-stats.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 67.13e6, 1e-3);
-    CHECK_INT(c.claimed_bytes, 33550000);
-    CHECK_INT(parse_fixture("rsync-v-h.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 67.13e6, 1e-3);
-    CHECK_INT(c.claimed_bytes, 33560000 + 120);
-
-    /* nothing to transfer: 0 bytes of data, 123 bytes over the wire in "0.5 s" */
-    CHECK_INT(parse_fixture("rsync-nochange.txt", &c), 1);
-    CHECK_INT(c.claimed_bytes, 0);
-    CHECK_DBL(c.claimed_bytes_per_s, 246.0, 1e-9);
-    CHECK_DBL(c.claimed_seconds, 0.5, 1e-9);
-
-    /* --progress: per file; the last line is the last file's */
-    CHECK_INT(parse_fixture("rsync-progress1.txt", &c), 1);
-    CHECK_INT(c.claimed_bytes, 8388608);
-    CHECK_DBL(c.claimed_bytes_per_s, 69.57 * MIB, 1e-3);
-
     /* a line cut mid-transfer: bytes and the current rate, no time */
     CHECK_INT(parse_str("     53,182,464  52%    8.00MB/s    0:00:05  \r", &c), 1);
     CHECK_INT(c.claimed_bytes, 53182464);
@@ -456,59 +414,19 @@ static void test_rsync_progress(void)
 static void test_pv(void)
 {
     struct tool_claim c;
-    const double rate = 4.02 * MIB;
-
-    /* "8.00MiB 0:00:01 [4.02MiB/s] [====>] 100%": bytes, and the last update's average rate */
-    CHECK_INT(parse_fixture("pv-default.txt", &c), 1);
-    CHECK_STR(c.name, "pv");
-    CHECK_INT(c.claimed_bytes, 8 << 20);
-    CHECK_DBL(c.claimed_bytes_per_s, rate, 1e-6);
-    CHECK_DBL(c.claimed_seconds, 8 * MIB / rate, 1e-9);
-
-    /* 17 MiB over 2.53 s with a pause: the last rate is the average, 6.75 MiB/s */
-    CHECK_INT(parse_fixture("pv-stdin-pause.txt", &c), 1);
-    CHECK_INT(c.claimed_bytes, 17 << 20);
-    CHECK_DBL(c.claimed_bytes_per_s, 6.75 * MIB, 1e-6);
-    CHECK_DBL(c.claimed_seconds, 17 / 6.75, 1e-9);
-
-    CHECK_INT(parse_fixture("pv-b.txt", &c), 1); /* -b: a size alone, ended by '\r' */
-    CHECK_INT(c.claimed_bytes, 8 << 20);
-    CHECK_DBL(c.claimed_bytes_per_s, -1.0, 0);
-    CHECK_INT(parse_fixture("pv-r.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, 4.03 * MIB, 1e-6);
-    CHECK_INT(c.claimed_bytes, -1);
-    CHECK_INT(parse_fixture("pv-a.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, rate, 1e-6);
-    CHECK_INT(parse_fixture("pv-ra.txt", &c), 1); /* rate, then average: the average */
-    CHECK_DBL(c.claimed_bytes_per_s, rate, 1e-6);
-    CHECK_INT(parse_fixture("pv-bra.txt", &c), 1);
-    CHECK_INT(c.claimed_bytes, 8 << 20);
-    CHECK_DBL(c.claimed_bytes_per_s, rate, 1e-6);
-    CHECK_INT(parse_fixture("pv-bta.txt", &c), 1);
-    CHECK_DBL(c.claimed_bytes_per_s, rate, 1e-6);
-    CHECK_INT(parse_fixture("pv-Wb.txt", &c), 1);
-    CHECK_INT(c.claimed_bytes, 8 << 20);
-
-    /* nothing: "0.00 B 0:00:00 [0.00 B/s]"; 5000 bytes print as "4.88KiB" */
-    CHECK_INT(parse_fixture("pv-empty.txt", &c), 1);
-    CHECK_INT(c.claimed_bytes, 0);
-    CHECK_DBL(c.claimed_bytes_per_s, 0, 0);
-    CHECK_DBL(c.claimed_seconds, 0, 0);
-    CHECK_INT(parse_fixture("pv-small.txt", &c), 1);
-    CHECK_INT(c.claimed_bytes, llround(4.88 * 1024));
-    CHECK_DBL(c.claimed_bytes_per_s, 4.93 * MIB, 1e-6);
 
     /* without -f pv prints nothing when stderr is no terminal */
     CHECK_INT(parse_fixture("pv-nof.txt", &c), 0);
-
     /* the brief's layout of newer pv, with a padded rate; huge; line mode (-l) is not bytes */
     CHECK_INT(parse_str("1.00GiB 0:00:01 [ 870MiB/s] [=========>] 100%            \r\n", &c), 1);
+    CHECK_STR(c.name, "pv");
     CHECK_DBL(c.claimed_bytes_per_s, 870 * MIB, 1e-6);
     CHECK_INT(c.claimed_bytes, 1LL << 30);
     CHECK_INT(parse_str("9.09TiB 2:41:13 [ 985MiB/s] [<=>    ]\r", &c), 1);
     CHECK_INT(c.claimed_bytes, llround(9.09 * 1024 * 1024 * MIB));
     CHECK_INT(parse_str("17.0k 0:00:02 [6.75k/s] [<=>      ]\r", &c), 0);
     CHECK_INT(parse_str("[ 123/s]\r", &c), 0);
+    CHECK_INT(parse_str("[0]\r", &c), 0);
     CHECK_INT(parse_str("8.00MiB\n", &c), 0); /* a bare size not ended by '\r' */
     CHECK_INT(parse_str("8.00MiB 0:00:01 [4.02MiB/s] [====> x\r", &c), 0);
 }
@@ -516,20 +434,6 @@ static void test_pv(void)
 static void test_robocopy_more(void)
 {
     struct tool_claim c;
-
-    /* /MT:16: the same summary; Times' Total column */
-    CHECK_INT(parse_fixture("robocopy-mt.txt", &c), 1);
-    CHECK_STR(c.name, "robocopy");
-    CHECK_DBL(c.claimed_bytes_per_s, 596523235.0, 0);
-    CHECK_INT(c.claimed_bytes, 4LL << 30);
-    CHECK_DBL(c.claimed_seconds, 31.0, 0);
-
-    /* German labels, decimal commas: read by the rows' order */
-    CHECK_INT(parse_fixture("robocopy-de.txt", &c), 1);
-    CHECK_STR(c.name, "robocopy");
-    CHECK_DBL(c.claimed_bytes_per_s, 536870912.0, 0);
-    CHECK_INT(c.claimed_bytes, 1LL << 30);
-    CHECK_DBL(c.claimed_seconds, 2.0, 0);
 
     /* localized, only per minute */
     CHECK_INT(
@@ -549,24 +453,6 @@ static void test_robocopy_more(void)
     CHECK_INT(c.claimed_bytes, 190 * 1024);
     /* a localized-looking "speed" with no Times row before it is not robocopy's */
     CHECK_INT(parse_str("   Tempo:   90 MB/min\n", &c), 0);
-}
-
-static void test_diskspd_more(void)
-{
-    struct tool_claim c;
-
-    CHECK_INT(parse_fixture("diskspd-rw.txt", &c), 1);
-    CHECK_STR(c.name, "diskspd");
-    CHECK_INT(c.claimed_bytes, 10737418240LL);
-    CHECK_DBL(c.claimed_bytes_per_s, 170.64 * MIB, 1e-3);
-    CHECK_DBL(c.claimed_seconds, 60.01, 1e-12);
-
-    /* the Total IO table cut off: the read and write tables' totals added */
-    CHECK_INT(parse_fixture("diskspd-rw-cut.txt", &c), 1);
-    CHECK_STR(c.name, "diskspd");
-    CHECK_INT(c.claimed_bytes, 10737418240LL);
-    CHECK_DBL(c.claimed_bytes_per_s, 2 * 85.33 * MIB, 1e-3);
-    CHECK_DBL(c.claimed_seconds, -1.0, 0);
 }
 
 static void test_nothing(void)
@@ -607,13 +493,11 @@ int main(void)
     test_fio();
     test_diskspd();
     test_smbclient();
+    test_fixtures();
     test_fio_text();
-    test_fio_terse();
-    test_fio_json_mixed();
     test_rsync_progress();
     test_pv();
     test_robocopy_more();
-    test_diskspd_more();
     test_nothing();
     test_last_wins();
     return tl_done();
