@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzz the pure parsers of the HTTP API (tests/fuzz) with libFuzzer for SECONDS each (default 60),
+# Fuzz the pure parsers of the HTTP API and of tool outputs (tests/fuzz) with libFuzzer for SECONDS each (default 60),
 # the targets in parallel. The committed seeds of tests/fuzz/corpus/<target> are read only;
 # new inputs go to a temporary directory, so the tree is not modified. Logs are in
 # build-fuzz/fuzz_<target>.log. Exits non-zero if any target found a crash, a leak or a timeout.
