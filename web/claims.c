@@ -1,10 +1,12 @@
 /*
  * claims.c - what a copy tool says it did, read from its output; see claims.h.
  *
- * Each tool has one parser that looks for that tool's summary and returns where in the text the
- * last one starts; claims_parse keeps the claim whose summary comes last. Numbers are read the
- * way each tool prints them: robocopy's "1.000 g" suffixes, dd's SI rates and locale decimal
- * commas, rsync's thousands separators.
+ * Each tool (fio has three formats) has one parser that looks for that tool's summary and
+ * returns where in the text the last one starts; claims_parse keeps the claim whose summary comes
+ * last. A tool's summary wins over its progress lines. Numbers are read the way each tool prints
+ * them: robocopy's "1.000 g" suffixes, dd's SI rates and locale decimal commas, rsync's thousands
+ * separators and -h suffixes, fio's and pv's IEC and SI prefixes. docs/claims.md lists the forms
+ * and their units.
  */
 #include "claims.h"
 
@@ -1023,7 +1025,7 @@ static long parse_diskspd(const char *text, size_t len, struct tool_claim *out)
             found = (long)l.off;
         }
     }
-    if (rw_at > found && found < 0) {
+    if (found < 0 && rw_at >= 0) {
         claim_init(out, "diskspd");
         out->claimed_bytes = llround(rw_bytes);
         out->claimed_bytes_per_s = rw_mibs * MIB;
