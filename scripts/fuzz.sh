@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Fuzz the pure parsers of the HTTP API and the JSON bodies of its POST endpoints (tests/fuzz) with
-# libFuzzer for SECONDS each (default 60), the targets in parallel. The committed seeds of
-# tests/fuzz/corpus/<target> are read only; new inputs go to a temporary directory, so the tree is
-# not modified. Logs are in
+# Fuzz the pure parsers of the HTTP API and of tool outputs, and the JSON bodies of the POST
+# endpoints (tests/fuzz) with libFuzzer for SECONDS each (default 60), the targets in parallel. The
+# committed seeds of tests/fuzz/corpus/<target> (or of the directory `seeds` names) are read only;
+# new inputs go to a temporary directory, so the tree is not modified. Logs are in
 # build-fuzz/fuzz_<target>.log. Exits non-zero if any target found a crash, a leak or a timeout.
 # Needs clang and libclang-rt-14-dev (packaging/build-deps.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
-targets=(timeparse pattern query post_bodies)
+targets=(timeparse pattern query claims post_bodies)
+# Targets whose seeds are elsewhere than tests/fuzz/corpus/<target>: the claims parsers start
+# from the tool outputs of their unit test.
+declare -A seeds=([claims]=tests/fixtures/claims)
 
 case $secs in
 '' | *[!0-9]*)
@@ -29,7 +32,7 @@ for t in "${targets[@]}"; do
   # -jobs/-workers are not used: one process per target, all in parallel on two cores.
   build-fuzz/tests/fuzz/fuzz_"$t" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz_$t-" \
-    "$work/$t" "tests/fuzz/corpus/$t" >"build-fuzz/fuzz_$t.log" 2>&1 &
+    "$work/$t" ${seeds[$t]:-"tests/fuzz/corpus/$t"} >"build-fuzz/fuzz_$t.log" 2>&1 &
   pids[$t]=$!
 done
 
