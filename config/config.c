@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "cfg_file.h"
 #include "config_keys.h"
 #include "json_locate.h"
 #include "log.h"
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define CFG_FILE_MAX                                                                               \
     (1024 * 1024) /* a config is a few hundred bytes; refuse to slurp a disk image */
@@ -253,10 +253,28 @@ static int parse_text(const struct cfg_src *s, json_t **root)
                             "the top level must be a JSON object {...}, not an array");
 }
 
+/* After the last line shown (CFG_MAX_ERRORS, or fewer when err is full): how many more. */
+static void count_unshown(const struct cfg_src *s, size_t nerr)
+{
+    size_t used, shown = 0;
+
+    if (!s->err || s->errlen == 0)
+        return;
+    used = strlen(s->err);
+    for (size_t i = 0; i < used; i++)
+        shown += s->err[i] == '\n';
+    shown += used > 0;
+    if (nerr > shown)
+        snprintf(s->err + used, s->errlen - used, "%s%s: %zu more errors not shown",
+                 used ? "\n" : "", s->name ? s->name : "the configuration", nerr - shown);
+}
+
 int cfg_load_buffer(struct cfg *c, const char *name, const char *buf, size_t len, char *err,
                     size_t errlen)
 {
-    struct cfg_src s = {.name = name, .buf = buf, .len = len, .err = err, .errlen = errlen};
+    size_t nerr = 0;
+    struct cfg_src s = {
+        .name = name, .buf = buf, .len = len, .err = err, .errlen = errlen, .nerr = &nerr};
     struct cfg next;
     json_t *root = NULL;
     int rc = -1;
@@ -275,6 +293,7 @@ int cfg_load_buffer(struct cfg *c, const char *name, const char *buf, size_t len
         goto out;
     }
     if (cfg_keys_apply(&s, root, &next) != 0) {
+        count_unshown(&s, nerr);
         cfg_release(&next);
         goto out;
     }
@@ -290,20 +309,13 @@ out:
 static int read_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
 {
     char eb[128];
-    struct stat st;
     char *buf = NULL;
     size_t n;
     int rc = -1;
-    FILE *f = fopen(path, "rb");
+    FILE *f;
 
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, log_strerror(errno, eb, sizeof(eb)));
+    if (cfg_file_open(path, &f, err, errlen) != 0)
         return -1;
-    }
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: is a directory, not a JSON file", path);
-        goto out;
-    }
     buf = malloc(CFG_FILE_MAX + 1);
     if (!buf) {
         snprintf(err, errlen, "%s: out of memory", path);
