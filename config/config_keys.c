@@ -208,25 +208,37 @@ void cfg_path_format(const char *const *path, size_t depth, char *out, size_t ca
     out[n] = '\0';
 }
 
-/* "text" with JSON escapes, cut after QUOTE_SHOWN bytes with "..."; cap must be >= 32. */
+/*
+ * "text" with JSON escapes, cut after QUOTE_SHOWN bytes with "..."; cap must be >= 32. Text from
+ * the command line is not checked as UTF-8: a byte that is not part of a well-formed sequence is
+ * shown as \xNN, and every step is one whole character, so the cut always falls between two.
+ */
 static void quote_text(const char *s, size_t n, char *out, size_t cap)
 {
-    size_t o = 0, i;
+    size_t o = 0, i = 0, bad;
 
     out[o++] = '"';
-    for (i = 0; i < n; i++) {
+    while (i < n) {
         unsigned char ch = (unsigned char)s[i];
+        size_t k = ch < 0x80 ? 1 : ch >= 0xF0 ? 4 : ch >= 0xE0 ? 3 : 2;
 
-        if ((ch & 0xC0) != 0x80 && (i >= QUOTE_SHOWN || o + 16 > cap))
-            break; /* only at a character boundary */
+        if (i >= QUOTE_SHOWN || o + 16 > cap)
+            break; /* room for one escape, "..." and the closing quote */
+        if (ch >= 0x80 && (k > n - i || cfg_json_check_utf8(s + i, k, &bad) != 0)) {
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", ch);
+            i++;
+            continue;
+        }
         if (ch == '"' || ch == '\\') {
             out[o++] = '\\';
             out[o++] = (char)ch;
         } else if (ch < 0x20 || ch == 0x7f) {
             o += (size_t)snprintf(out + o, cap - o, "\\u%04x", ch);
         } else {
-            out[o++] = (char)ch;
+            memcpy(out + o, s + i, k);
+            o += k;
         }
+        i += k;
     }
     if (i < n) {
         memcpy(out + o, "...", 3);

@@ -520,6 +520,19 @@ static void test_overrides(void)
         expect_override_error("interval_ms", big, "--interval",
                               "got \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...\"");
     }
+    /* Command-line text is not UTF-8 checked: a run of stray continuation bytes once wrote past
+     * the message buffer (found by fuzz_config); bytes outside UTF-8 are shown as \xNN. */
+    {
+        char odd[200];
+
+        memset(odd, 0x95, sizeof(odd) - 1);
+        odd[sizeof(odd) - 1] = '\0';
+        expect_override_error("listen", odd, "--listen", "\"\\x95\\x95\\x95");
+        expect_override_error("interval_ms",
+                              "1\x9b"
+                              "2J\xc3\xa9\xe2\x82",
+                              "--interval", "got \"1\\x9b2J\xc3\xa9\\xe2\\x82\"");
+    }
     cfg_defaults(&c);
     CHECK_INT(cfg_override(&c, "interval_ms", "x", "--interval", NULL, 0), -1);
     CHECK_INT(cfg_override(&c, "interval_ms", "x", "--interval", err, 12), -1);
