@@ -147,21 +147,11 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
                 return CLI_EXIT_USAGE;
             break;
         case 'P':
-            if (o->npeers == MAX_PEERS) {
-                fprintf(stderr, "perflog run: at most %d --peer\n", MAX_PEERS);
-                return CLI_EXIT_USAGE;
-            }
-            o->tokens.url[o->tokens.n] = optarg;
-            o->tokens.token[o->tokens.n++] = NULL;
-            o->peers[o->npeers++] = optarg;
-            break;
         case 'T':
-            if (o->npeers == 0 || o->tokens.token[o->npeers - 1]) {
-                fprintf(stderr,
-                        "perflog run: --peer-token TOKEN follows the --peer URL it is for\n");
+            if (run_peer_option(&o->tokens, c == 'T', optarg, "perflog run") < 0)
                 return CLI_EXIT_USAGE;
-            }
-            o->tokens.token[o->npeers - 1] = optarg;
+            if (c == 'P')
+                o->peers[o->npeers++] = optarg;
             break;
         case 's':
             if (opt_int("settle-timeout", optarg, 1, 3600, &o->settle_timeout_s) < 0)

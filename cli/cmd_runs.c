@@ -37,26 +37,6 @@ static const char report_help[] =
     "           more, as URL=TOKEN,URL=TOKEN. A peer gets no token otherwise, never the one of\n"
     "           --token or $PERFLOG_TOKEN, which is the local daemon's.\n";
 
-/* A --peer-token names the token of the --peer before it. 0, or -1 after the message. */
-static int add_peer_option(struct run_peer_tokens *t, int c, const char *arg)
-{
-    if (c == 'P' && t->n == RUN_MAX_PEERS) {
-        fprintf(stderr, "perflog report: at most %d --peer\n", RUN_MAX_PEERS);
-        return -1;
-    }
-    if (c == 'P') {
-        t->url[t->n] = arg;
-        t->token[t->n++] = NULL;
-        return 0;
-    }
-    if (t->n == 0 || t->token[t->n - 1]) {
-        fprintf(stderr, "perflog report: --peer-token TOKEN follows the --peer URL it is for\n");
-        return -1;
-    }
-    t->token[t->n - 1] = arg;
-    return 0;
-}
-
 /* --utc and --json for both commands, the peers' tokens for report (tokens not NULL); -1 to go
  * on, or the exit code. */
 static int parse_flags(int argc, char **argv, const char *help, int *utc, int *json,
@@ -75,7 +55,7 @@ static int parse_flags(int argc, char **argv, const char *help, int *utc, int *j
         else if (c == 'j')
             *json = 1;
         else if ((c == 'P' || c == 'T') && tokens) {
-            if (add_peer_option(tokens, c, optarg) < 0)
+            if (run_peer_option(tokens, c == 'T', optarg, "perflog report") < 0)
                 return CLI_EXIT_USAGE;
         } else {
             cli_print_help(c != 'h', help);

@@ -124,6 +124,12 @@ struct run_peer_tokens {
 };
 
 /*
+ * Take one --peer URL (is_token 0) or --peer-token TOKEN (1) into t: a token is for the --peer
+ * before it. Returns 0, or -1 after a message that starts with cmd ("perflog run").
+ */
+int run_peer_option(struct run_peer_tokens *t, int is_token, const char *arg, const char *cmd);
+
+/*
  * Find the token for server in list, the text of PERFLOG_PEER_TOKENS: "URL=TOKEN[,URL=TOKEN]...",
  * URL up to the first '=', compared without trailing '/'. Returns 0 with the token in out (cap
  * bytes), or -1 (out untouched) when list is NULL, names no such URL or the token is too long.

@@ -456,3 +456,22 @@ const char *run_peer_token(const struct run_peer_tokens *t, const char *server, 
         return buf;
     return NULL;
 }
+
+int run_peer_option(struct run_peer_tokens *t, int is_token, const char *arg, const char *cmd)
+{
+    if (!is_token && t->n == RUN_MAX_PEERS) {
+        fprintf(stderr, "%s: at most %d --peer\n", cmd, RUN_MAX_PEERS);
+        return -1;
+    }
+    if (!is_token) {
+        t->url[t->n] = arg;
+        t->token[t->n++] = NULL;
+        return 0;
+    }
+    if (t->n == 0 || t->token[t->n - 1]) {
+        fprintf(stderr, "%s: --peer-token TOKEN follows the --peer URL it is for\n", cmd);
+        return -1;
+    }
+    t->token[t->n - 1] = arg;
+    return 0;
+}
