@@ -176,6 +176,24 @@ static int trailing_comma(const char *buf, size_t end, size_t *comma)
     return 1;
 }
 
+/* Jansson's message quotes the text near the error, which may hold a newline or an ESC: shown as
+ * \u00XX, so an error stays one line and the terminal prints it as it is. */
+static const char *jansson_text(const json_error_t *je, char *out, size_t cap)
+{
+    size_t o = 0;
+
+    for (const char *p = je->text; *p && o + 7 < cap; p++) {
+        unsigned char ch = (unsigned char)*p;
+
+        if (ch < 0x20 || ch == 0x7f)
+            o += (size_t)snprintf(out + o, cap - o, "\\u%04x", ch);
+        else
+            out[o++] = (char)ch;
+    }
+    out[o] = '\0';
+    return out;
+}
+
 /*
  * Jansson's message and position, plus the key being read there (the walker reads up to, not
  * including, the token Jansson stopped at: its position is one past that token's last byte).
@@ -185,7 +203,7 @@ static int syntax_error(const struct cfg_src *s, const json_error_t *je)
     size_t at = je->position > 0 ? (size_t)je->position : 0, comma;
     struct cfg_json_member m;
     const char *path[CFG_JSON_MAX_DEPTH];
-    char where[400] = "", key[320];
+    char where[400] = "", key[320], text[JSON_ERROR_TEXT_LENGTH * 6];
     int line = je->line, col = je->column;
 
     if (at > s->len)
@@ -208,8 +226,9 @@ static int syntax_error(const struct cfg_src *s, const json_error_t *je)
     }
     if (at > 0 && at <= s->len && (s->buf[at - 1] == '/' || s->buf[at - 1] == '#'))
         return cfg_src_error_at(s, line, col, "syntax error%s: %s (JSON has no comments)", where,
-                                je->text);
-    return cfg_src_error_at(s, line, col, "syntax error%s: %s", where, je->text);
+                                jansson_text(je, text, sizeof(text)));
+    return cfg_src_error_at(s, line, col, "syntax error%s: %s", where,
+                            jansson_text(je, text, sizeof(text)));
 }
 
 /* Jansson stops at the second copy of a key; name it and point at both copies. */
@@ -217,11 +236,12 @@ static int duplicate_error(const struct cfg_src *s, const json_error_t *je)
 {
     struct cfg_json_member m;
     const char *path[CFG_JSON_MAX_DEPTH];
-    char key[320];
+    char key[320], text[JSON_ERROR_TEXT_LENGTH * 6];
     int line, col;
 
     if (cfg_json_member_at(s->buf, s->len, (size_t)je->position, &m) != 0 || m.truncated)
-        return cfg_src_error_at(s, je->line, je->column, "%s", je->text);
+        return cfg_src_error_at(s, je->line, je->column, "%s",
+                                jansson_text(je, text, sizeof(text)));
     for (size_t i = 0; i < m.depth; i++)
         path[i] = m.comp[i];
     cfg_path_format(path, m.depth, key, sizeof(key));
