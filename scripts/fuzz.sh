@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Fuzz the pure parsers (tests/fuzz) with libFuzzer for SECONDS each (default 60), JOBS targets at
-# a time (default 2, the cores of a CI machine; FUZZ_JOBS overrides it). The seeds - the committed
-# tests/fuzz/corpus/<target> and, for the config and /proc parsers, the fixture trees of the tests
-# - are read only; new inputs go to a temporary directory, so the tree is not modified. Logs are
-# in build-fuzz/fuzz_<target>.log. Exits non-zero if any target found a crash, a leak or a timeout.
-# Needs clang and libclang-rt-14-dev (packaging/build-deps.txt).
+# Fuzz the pure parsers of the HTTP API, of tool outputs, of the config and of /proc and /sys
+# (tests/fuzz) with libFuzzer for SECONDS each (default 60), JOBS targets at a time (default 2,
+# the cores of a CI machine; FUZZ_JOBS overrides it). The seeds - the committed
+# tests/fuzz/corpus/<target> and, for the claims, config and /proc parsers, the fixtures of the
+# tests - are read only; new inputs go to a temporary directory, so the tree is not modified.
+# Logs are in build-fuzz/fuzz_<target>.log. Exits non-zero if any target found a crash, a leak or
+# a timeout. Needs clang and libclang-rt-14-dev (packaging/build-deps.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 jobs=${FUZZ_JOBS:-2}
-targets=(timeparse pattern query config proc_stat diskstats net_dev meminfo vmstat net_snmp pid
-  sysfs)
+targets=(timeparse pattern query claims config proc_stat diskstats net_dev meminfo vmstat net_snmp
+  pid sysfs)
 
 case $secs$jobs in
 '' | *[!0-9]*)
@@ -25,6 +26,7 @@ seeds() {
     echo "tests/fuzz/corpus/$1"
   fi
   case $1 in
+  claims) echo tests/fixtures/claims ;; # the tool outputs of the claims unit test
   config) echo tests/fixtures/config ;;
   proc_stat | diskstats | net_dev | meminfo | vmstat | net_snmp | sysfs) echo tests/fixtures/linux ;;
   esac
