@@ -26,6 +26,7 @@ struct api_request {
     const char *authorization; /* the Authorization header, or NULL */
     const char *body;          /* request body (may be NULL when body_len is 0) */
     size_t body_len;
+    int remote; /* the client is not on a loopback address: writes need a token */
 };
 
 struct api_response {
@@ -86,6 +87,7 @@ struct api_env {
     int (*run_window)(void *arg, int64_t id, int64_t *start_ms, int64_t *end_ms, int64_t *pid);
     void *run_window_arg;
     struct runs *runs; /* the run manager (daemon/runs.h); NULL: the runs routes answer 503 */
+    int listen_remote; /* the API listens beyond loopback: health warns while there is no token */
 };
 
 /*
@@ -95,6 +97,11 @@ struct api_env {
  */
 int api_handle(const struct api_env *env, struct reader *rd, const struct api_request *rq,
                struct api_response *out);
+
+/* Health's warning (and the daemon's at start) for a non-loopback listener without a token. */
+#define HTTP_OPEN_WARNING                                                                          \
+    "the API listens beyond loopback without auth_token: anyone who can reach it reads the "       \
+    "data; POST and DELETE from other hosts are refused until a token is set"
 
 /* Fill *out with a JSON error. `code` is a short machine word ("bad_time"); printf-style message.
  * Returns 0 or -ENOMEM. */

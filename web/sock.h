@@ -8,10 +8,14 @@
 #ifdef _WIN32
 #include <winsock2.h>
 #include <ws2tcpip.h>
+#define SHUT_RDWR  SD_BOTH
+#define sock_close closesocket
 #else
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
+#include <unistd.h>
+#define sock_close close
 #endif
 
 #endif

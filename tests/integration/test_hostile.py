@@ -39,7 +39,8 @@ WORKERS = 16
 SLOWLORIS = 24  # + STALLED + WORKERS stays below max_connections (64)
 STALLED = 6
 SEED = 20261129
-CONFIG = {"connection_timeout_s": 2, "max_connections": 64}
+# every client of this test is 127.0.0.1: the per-address limit must not be the one tested here
+CONFIG = {"connection_timeout_s": 2, "max_connections": 64, "max_connections_per_ip": 128}
 
 STATUS_RE = re.compile(rb"^HTTP/1\.[01] (\d{3})[ \r]")
 Q = urllib.parse.quote
