@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fuzz the parsers of the HTTP API and its whole request path (tests/fuzz) with libFuzzer for
-# SECONDS each (default 60), the targets in parallel. The committed seeds of tests/fuzz/corpus/<target> are read only;
+# Fuzz the pure parsers of the HTTP API (tests/fuzz) with libFuzzer for SECONDS each (default 60),
+# all targets in parallel. The committed seeds of tests/fuzz/corpus/<target> are read only;
 # new inputs go to a temporary directory, so the tree is not modified. Logs are in
 # build-fuzz/fuzz_<target>.log. Exits non-zero if any target found a crash, a leak or a timeout.
 # Needs clang and libclang-rt-14-dev (packaging/build-deps.txt).
