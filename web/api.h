@@ -27,6 +27,10 @@ struct api_request {
     const char *body;          /* request body (may be NULL when body_len is 0) */
     size_t body_len;
     int remote; /* the client is not on a loopback address: writes need a token */
+    /* Non-zero once the answer is no longer wanted: the client hung up, or the server is
+     * stopping. A handler or stream doing long work polls it and gives up; the flag outlives the
+     * answer's stream (until stream_free). NULL: never cancelled (tests). */
+    const _Atomic int *cancel;
 };
 
 struct api_response {

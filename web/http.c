@@ -40,7 +40,6 @@ struct http_server {
     struct http_settings set;
     pthread_key_t reader_key; /* each worker thread's struct worker */
     _Atomic int connections;
-    _Atomic int stopping; /* http_stop began: streamed answers end at their next call */
     /* Every open connection, for the sweeper that cuts requests not received within
      * header_timeout_s; `lock` guards the list and each conn's timing fields. */
     pthread_mutex_t lock;
@@ -72,11 +71,13 @@ struct conn {
     struct request rq;
     struct conn *prev, *next; /* srv->conns, under srv->lock */
     MHD_socket fd;
-    int remote;       /* the client is not on a loopback address */
-    int receiving;    /* a request is being received (the header timeout runs); srv->lock */
-    int64_t since_ms; /* ... since then (connection start, or the end of the previous answer) */
-    int cut;          /* the sweeper shut the socket down */
-    char client[64];  /* the client's address, for the log */
+    int remote;         /* the client is not on a loopback address */
+    int receiving;      /* a request is being received (the header timeout runs); srv->lock */
+    int64_t since_ms;   /* ... since then (connection start, or the end of the previous answer) */
+    int cut;            /* the sweeper shut the socket down */
+    int answering;      /* received whole and being answered (the sweeper watches for a hang-up) */
+    _Atomic int cancel; /* api_request.cancel: the client hung up, or the server stops */
+    char client[64];    /* the client's address, for the log */
 };
 
 static void request_reset(struct request *rq)
@@ -142,13 +143,17 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Start or stop the header timeout of cn's current request. */
-static void conn_receiving(struct http_server *srv, struct conn *cn, int on)
+/* Start or stop the header timeout of cn's current request; `answering`: it was received whole
+ * and its answer is being made or sent. */
+static void conn_receiving(struct http_server *srv, struct conn *cn, int on, int answering)
 {
     pthread_mutex_lock(&srv->lock);
     cn->receiving = on;
-    if (on)
+    cn->answering = answering;
+    if (on) {
         cn->since_ms = mono_ms();
+        atomic_store(&cn->cancel, 0); /* a new request on a kept-alive connection */
+    }
     pthread_mutex_unlock(&srv->lock);
 }
 
@@ -187,7 +192,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         request_reset(rq);
     *con_cls = NULL;
     if (cn)
-        conn_receiving(srv, cn, 1); /* the next request on a kept-alive connection */
+        conn_receiving(srv, cn, 1, 0); /* the next request on a kept-alive connection */
 }
 
 static int addr_is_loopback(const struct sockaddr *sa)
@@ -287,6 +292,10 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
  * attention) forever. Once a second or so this thread shuts down the socket of each request
  * still not received whole after header_timeout_s; libmicrohttpd then reads end-of-file and
  * closes the connection through its normal path (which frees its struct conn).
+ *
+ * It also watches the requests being answered: when the client hangs up (or half-closes: no
+ * HTTP client does while it waits for an answer) their cancel flag is set, so a long answer
+ * stops instead of working on for nobody.
  */
 static void *sweeper_main(void *arg)
 {
@@ -299,6 +308,11 @@ static void *sweeper_main(void *arg)
         int64_t now = mono_ms();
 
         for (struct conn *cn = srv->conns; cn; cn = cn->next) {
+            if (cn->answering && !atomic_load(&cn->cancel) && cn->fd != MHD_INVALID_SOCKET &&
+                sock_peer_gone(cn->fd)) {
+                atomic_store(&cn->cancel, 1);
+                log_debug("http: %s hung up before its answer was complete", cn->client);
+            }
             if (!cn->receiving || cn->cut || now - cn->since_ms < limit ||
                 cn->fd == MHD_INVALID_SOCKET)
                 continue;
@@ -323,7 +337,7 @@ static void *sweeper_main(void *arg)
 /* A streamed answer on its way: what the handler gave, and the server it stops with. */
 struct stream {
     struct api_response a;
-    struct http_server *srv;
+    const _Atomic int *cancel; /* its connection's: it outlives the stream */
 };
 
 /* libmicrohttpd pulls a streamed answer through this; the stream runs on the worker thread that
@@ -334,8 +348,8 @@ static ssize_t stream_cb(void *cls, uint64_t pos, char *buf, size_t max)
     ssize_t n;
 
     (void)pos;
-    if (atomic_load(&st->srv->stopping))
-        return MHD_CONTENT_READER_END_WITH_ERROR; /* shutting down: no answer outlives it */
+    if (atomic_load(st->cancel))
+        return MHD_CONTENT_READER_END_WITH_ERROR; /* the client hung up, or the server stops */
     n = st->a.stream(st->a.stream_ctx, buf, max);
     if (n > 0)
         return n;
@@ -352,17 +366,20 @@ static void stream_done(void *cls)
     free(st);
 }
 
-static struct MHD_Response *stream_response(struct http_server *srv, struct api_response *a)
+static struct MHD_Response *stream_response(struct MHD_Connection *c, struct api_response *a)
 {
+    static const _Atomic int never;
     struct stream *st = malloc(sizeof(*st));
     struct MHD_Response *r;
+    struct conn *cn;
 
     if (!st) {
         a->stream_free(a->stream_ctx);
         return NULL;
     }
     st->a = *a;
-    st->srv = srv;
+    cn = conn_of(c);
+    st->cancel = cn ? &cn->cancel : &never;
     r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, stream_cb, st,
                                           stream_done);
     if (!r)
@@ -370,14 +387,13 @@ static struct MHD_Response *stream_response(struct http_server *srv, struct api_
     return r;
 }
 
-static enum MHD_Result send_answer(struct http_server *srv, struct MHD_Connection *c,
-                                   struct api_response *a, int close)
+static enum MHD_Result send_answer(struct MHD_Connection *c, struct api_response *a, int close)
 {
     struct MHD_Response *r;
     enum MHD_Result ret;
 
     if (a->stream)
-        r = stream_response(srv, a);
+        r = stream_response(c, a);
     else
         r = MHD_create_response_from_buffer(a->body_len, a->body, MHD_RESPMEM_MUST_FREE);
     if (!r) {
@@ -403,14 +419,14 @@ static enum MHD_Result send_answer(struct http_server *srv, struct MHD_Connectio
     return ret;
 }
 
-static enum MHD_Result send_error(struct http_server *srv, struct MHD_Connection *c, int status,
-                                  const char *code, const char *msg, int close)
+static enum MHD_Result send_error(struct MHD_Connection *c, int status, const char *code,
+                                  const char *msg, int close)
 {
     struct api_response a = {0};
 
     if (api_error(&a, status, code, "%s", msg) < 0)
         return MHD_NO;
-    return send_answer(srv, c, &a, close || status >= 413);
+    return send_answer(c, &a, close || status >= 413);
 }
 
 /* A request that costs next to nothing and that a monitor must get through a busy server. */
@@ -503,15 +519,15 @@ static int take_body(struct http_server *srv, struct request *rq, const char *da
 }
 
 static enum MHD_Result answer(struct http_server *srv, struct MHD_Connection *c, struct request *rq,
-                              const char *method, int remote)
+                              const char *method, struct conn *cn)
 {
     struct api_request in = {0};
     struct api_response out;
     char *q = memchr(rq->uri, '?', rq->uri_len), msg[160];
 
     if (rq->status)
-        return send_error(srv, c, rq->status, rq->code,
-                          limit_message(srv, rq->status, msg, sizeof(msg)), 0);
+        return send_error(c, rq->status, rq->code, limit_message(srv, rq->status, msg, sizeof(msg)),
+                          0);
     if (q)
         *q = '\0';
     in.method = method;
@@ -521,10 +537,11 @@ static enum MHD_Result answer(struct http_server *srv, struct MHD_Connection *c,
     in.authorization = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
     in.body = rq->body;
     in.body_len = rq->body_len;
-    in.remote = remote;
+    in.remote = cn->remote;
+    in.cancel = &cn->cancel;
     if (api_handle(srv->env, thread_reader(srv), &in, &out) < 0)
-        return send_error(srv, c, 500, "internal", "out of memory", 0);
-    return send_answer(srv, c, &out, 0);
+        return send_error(c, 500, "internal", "out of memory", 0);
+    return send_answer(c, &out, 0);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -545,8 +562,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         rq->status = check_limits(srv, c, rq, method);
         /* Answer a limit at once, and close: the body is not read. */
         if (rq->status) {
-            conn_receiving(srv, cn, 0);
-            return send_error(srv, c, rq->status, rq->code,
+            conn_receiving(srv, cn, 0, 1);
+            return send_error(c, rq->status, rq->code,
                               limit_message(srv, rq->status, msg, sizeof(msg)), 1);
         }
         return MHD_YES;
@@ -557,8 +574,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_size = 0;
         return MHD_YES;
     }
-    conn_receiving(srv, cn, 0); /* received whole: the answer's time is not the client's fault */
-    return answer(srv, c, rq, method, cn->remote);
+    conn_receiving(srv, cn, 0, 1); /* received whole: the answer's time is not the client's */
+    return answer(srv, c, rq, method, cn);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -688,13 +705,14 @@ void http_stop(struct http_server *srv)
 
     if (!srv)
         return;
-    /* Stop accepting, then make every streamed answer end at its next call (the handlers return
-     * to libmicrohttpd between bounded steps), so the join below waits for no request. */
-    atomic_store(&srv->stopping, 1);
+    /* Stop accepting, then cancel every request: streamed answers end at their next call, and
+     * handlers that poll api_request.cancel give up, so the join below waits for no request. */
     lfd = MHD_quiesce_daemon(srv->mhd);
     if (lfd != MHD_INVALID_SOCKET)
         sock_close(lfd);
     pthread_mutex_lock(&srv->lock);
+    for (struct conn *cn = srv->conns; cn; cn = cn->next)
+        atomic_store(&cn->cancel, 1);
     srv->sweeper_stop = 1;
     pthread_cond_signal(&srv->wake);
     pthread_mutex_unlock(&srv->lock);

@@ -285,9 +285,10 @@ def test_slowloris():
         _, h1 = d.get_json("/api/v1/health")
         check(h1["missed"] == h0["missed"], f"no tick missed ({h0['missed']} -> {h1['missed']})")
         rows = ticks(d, int(t0 * 1000), int(t_end * 1000))
-        gaps = [(a[0], b[0]) for a, b in zip(rows, rows[1:]) if not 980 <= b[0] - a[0] <= 1020]
-        check(len(rows) >= int(t_end - t0) - 1 and not gaps,
-              f"{len(rows)} ticks over the slowloris window, 1 s apart (gaps {gaps[:4]})")
+        # "not missed" is the demand here; the jitter bound of a tick is test_scheduler's
+        gaps = [(a[0], b[0]) for a, b in zip(rows, rows[1:]) if b[0] - a[0] > 1500]
+        check(len(rows) >= int(t_end - t0) - 1 and not gaps and not any(r[2] for r in rows),
+              f"{len(rows)} ticks over the slowloris window, none missing (gaps {gaps[:4]})")
         # SIGTERM while 256 slowloris connections are open again
         sl = Slowloris(d.port, sources, 32)
         time.sleep(0.5)
