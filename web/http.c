@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define REOPEN_INTERVAL_MS 1000  /* how often a worker retries a database it could not open */

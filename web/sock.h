@@ -10,6 +10,12 @@
 #include <ws2tcpip.h>
 #define SHUT_RDWR  SD_BOTH
 #define sock_close closesocket
+/* Whether the peer has closed its side: Winsock does not tell without reading; never, here. */
+static inline int sock_peer_gone(SOCKET fd)
+{
+    (void)fd;
+    return 0;
+}
 #else
 #include <arpa/inet.h>
 #include <netdb.h>
