@@ -40,6 +40,7 @@ struct http_server {
     const struct api_env *env;
     struct http_settings set;
     pthread_key_t reader_key; /* each worker thread's struct worker */
+    size_t max_header_bytes;  /* above it a 431 of ours; above the pool, libmicrohttpd's own */
     _Atomic int connections;
     /* Every open connection, for the sweeper that cuts requests not received within
      * header_timeout_s; `lock` guards the list and each conn's timing fields. */
@@ -460,6 +461,8 @@ static int check_limits(struct http_server *srv, struct MHD_Connection *c, struc
 {
     const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
     const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding");
+    const union MHD_ConnectionInfo *hs =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
 
     /* Health checks may use the reserve of CHEAP_RESERVE connections libmicrohttpd keeps above
      * max_connections, so a full server still tells a monitor it is alive. */
@@ -474,6 +477,10 @@ static int check_limits(struct http_server *srv, struct MHD_Connection *c, struc
     if (cl && strtoull(cl, NULL, 10) > (unsigned long long)srv->set.max_body_bytes) {
         rq->code = "body_too_large";
         return 413;
+    }
+    if (hs && hs->header_size > srv->max_header_bytes) {
+        rq->code = "headers_too_large";
+        return 431;
     }
     if (te && !is_chunked(te)) {
         rq->code = "bad_transfer_encoding";
@@ -491,6 +498,8 @@ static const char *limit_message(struct http_server *srv, int status, char *buf,
         snprintf(buf, cap,
                  "Transfer-Encoding is not supported: send a body with Content-Length or "
                  "Transfer-Encoding: chunked");
+    else if (status == 431)
+        snprintf(buf, cap, "the request headers are larger than %zu bytes", srv->max_header_bytes);
     else if (status == 414)
         snprintf(buf, cap, "the request URI is longer than %lld bytes",
                  (long long)srv->set.max_url_bytes);
@@ -667,6 +676,9 @@ int http_start(const struct http_settings *s, const struct api_env *env, struct 
         flags |= is_any6(&ss) ? MHD_USE_DUAL_STACK : MHD_USE_IPv6;
     srv->env = env;
     srv->set = *s;
+    /* Half the pool: a request whose headers take more gets our JSON 431 while libmicrohttpd
+     * still has room to send it; beyond the pool it answers its own 431 page. */
+    srv->max_header_bytes = pool / 2;
     if (srv->set.header_timeout_s <= 0)
         srv->set.header_timeout_s = 10;
     pthread_mutex_init(&srv->lock, NULL);

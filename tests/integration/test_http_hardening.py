@@ -167,6 +167,8 @@ MALFORMED = [
     # The request line is refused by libmicrohttpd's version check before any callback runs.
     ("HTTP/2 preface", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", ("mhd", 505)),
     ("HTTP/9.9", b"GET /api/v1/health HTTP/9.9\r\n" + H + b"\r\n", ("mhd", 505)),
+    ("a 40 KB header (over half of libmicrohttpd's 64 KiB pool)", b"GET /api/v1/health HTTP/1.1\r\n" + H +
+     b"X-Big: " + b"a" * 40000 + b"\r\n\r\n", ("json", 431, "headers_too_large")),
     ("a 100 KB header", b"GET /api/v1/health HTTP/1.1\r\n" + H + b"X-Big: " + b"a" * 100000 +
      b"\r\n\r\n", ("mhd", 431)),
     ("3000 headers", MANY_HEADERS, ("mhd", 431)),
