@@ -48,11 +48,7 @@ class Pair(NetPair):
     """The namespaces and veth pair of NetPair, without its two default daemons."""
 
     def open(self):
-        for side in "ab":
-            sh("ip", "netns", "add", self.ns[side])
-            self.made.append(self.ns[side])
-        sh("ip", "link", "add", self.dev["a"], "netns", self.ns["a"], "type", "veth", "peer",
-           "name", self.dev["b"], "netns", self.ns["b"])
+        self.open_netns()
         for side in "ab":
             sh("ip", "-n", self.ns[side], "addr", "add", self.addr[side] + "/24", "dev", self.dev[side])
             sh("ip", "-n", self.ns[side], "link", "set", "lo", "up")

@@ -109,6 +109,11 @@ def is_json_error(hd, body, code=None):
     return isinstance(e.get("message"), str) and (code is None or e.get("code") == code)
 
 
+def health_ok(d, what):
+    st, _, _, _ = exchange(d.port, b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+    check(st == 200, f"{what} ({st})")
+
+
 def test_memory():
     d = Daemon(env=ASAN_ENV).start(wait_ticks=2)
     try:
@@ -124,8 +129,8 @@ def test_memory():
         r1 = rss_kib(d.proc.pid)
         print(f"20000 requests of 7000 '&' in {time.time() - t0:.1f} s: answers {statuses}", flush=True)
         check(statuses == {200: 20000}, f"every request with 7000 '&' gets a 200 JSON answer ({statuses})")
-        check(r1 - r0 < RSS_BOUND_KIB, f"RSS grows by less than {RSS_BOUND_KIB // 1024} MiB over 20000 such requests "
-                              f"({r0} KiB -> {r1} KiB, +{r1 - r0} KiB)")
+        check(r1 - r0 < RSS_BOUND_KIB, f"RSS grows by less than {RSS_BOUND_KIB // 1024} MiB over "
+                                       f"20000 such requests ({r0} KiB -> {r1} KiB, +{r1 - r0} KiB)")
         outcomes = {}
         for _ in range(2000):
             st, hd, body, _ = exchange(d.port, MANY_HEADERS)
@@ -133,10 +138,10 @@ def test_memory():
         r2 = rss_kib(d.proc.pid)
         # libmicrohttpd's pool cannot hold 3000 headers: it answers its own 431 (or closes).
         check(set(outcomes) <= {431, None}, f"3000 headers: libmicrohttpd's 431 or a close ({outcomes})")
-        check(r2 - r1 < RSS_BOUND_KIB, f"RSS grows by less than {RSS_BOUND_KIB // 1024} MiB over 2000 requests dropped while their "
-                              f"headers were read ({r1} KiB -> {r2} KiB)")
-        st, _, _, _ = exchange(d.port, b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
-        check(st == 200, f"health still answers 200 ({st})")
+        check(r2 - r1 < RSS_BOUND_KIB, f"RSS grows by less than {RSS_BOUND_KIB // 1024} MiB over "
+                                       f"2000 requests dropped while their headers were read "
+                                       f"({r1} KiB -> {r2} KiB)")
+        health_ok(d, "health still answers 200")
     finally:
         rc = d.stop()
     check(rc == 0, f"perflogd exits 0 (an ASan build: with no leak report) ({rc})")
@@ -197,8 +202,7 @@ def test_malformed():
             else:
                 check(st is None and closed is not None and closed < 3 + 2.5,
                       f"{name}: closed without an answer within header_timeout_s 3 (+2.5 s) ({got})")
-        st, _, _, _ = exchange(d.port, b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
-        check(st == 200, f"health answers 200 after the malformed requests ({st})")
+        health_ok(d, "health answers 200 after the malformed requests")
     finally:
         rc = d.stop()
     check(rc == 0, f"perflogd exits 0 after the malformed requests ({rc})")

@@ -14,7 +14,6 @@ import os
 import random
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -50,17 +49,7 @@ def main():
     t = H.Tally()
     try:
         d.start(wait_ticks=2)
-        stop_at = time.time() + 5
-        side = [threading.Thread(target=H.slowloris, args=(d, t, k, stop_at)) for k in range(H.SLOWLORIS)]
-        side += [threading.Thread(target=H.stalled, args=(d, t, k)) for k in range(H.STALLED)]
-        for th in side:
-            th.start()
-        idx, lock = [0], threading.Lock()
-        workers = [threading.Thread(target=H.worker, args=(d, t, reqs, idx, lock)) for _ in range(H.WORKERS)]
-        for th in workers:
-            th.start()
-        for th in workers + side:
-            th.join()
+        H.run_load(d, t, reqs)
         t_last = time.time()
         print(f"hostile load replayed: {sum(v for k, v in t.c.items() if k.startswith('sent:'))} requests",
               flush=True)
