@@ -32,6 +32,7 @@
 #define STREAM_BLOCK       65536 /* bytes a streamed answer is asked for at a time */
 #define CHEAP_RESERVE      64    /* connections beyond max_connections kept for health checks */
 #define SWEEP_MS           250   /* how often unfinished requests are checked against the timeout */
+#define LOG_CUT_MS         10000 /* connections cut by the header timeout: one log line per this */
 
 struct conn;
 
@@ -302,8 +303,10 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 static void *sweeper_main(void *arg)
 {
     struct http_server *srv = arg;
-    int64_t limit = (int64_t)srv->set.header_timeout_s * 1000;
+    int64_t limit = (int64_t)srv->set.header_timeout_s * 1000, logged_ms = 0;
     struct timespec ts;
+    unsigned cut = 0;
+    char last[64] = "";
 
     pthread_mutex_lock(&srv->lock);
     while (!srv->sweeper_stop) {
@@ -320,9 +323,16 @@ static void *sweeper_main(void *arg)
                 continue;
             cn->cut = 1;
             shutdown(cn->fd, SHUT_RDWR);
-            log_info("http: closed a connection from %s: no whole request within %d s "
-                     "(header_timeout_s)",
-                     cn->client, srv->set.header_timeout_s);
+            cut++;
+            memcpy(last, cn->client, sizeof(last));
+        }
+        /* One line per LOG_CUT_MS at most: a slowloris flood must not flood the log too. */
+        if (cut && now - logged_ms >= LOG_CUT_MS) {
+            log_info("http: closed %u connection%s that sent no whole request within %d s "
+                     "(header_timeout_s), the last from %s",
+                     cut, cut == 1 ? "" : "s", srv->set.header_timeout_s, last);
+            cut = 0;
+            logged_ms = now;
         }
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += SWEEP_MS * 1000000L;
