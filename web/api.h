@@ -80,9 +80,9 @@ struct api_env {
     /* When not NULL, the token settings in force, swapped atomically by a reload; an api_auth is
      * never freed while the server runs. */
     _Atomic(struct api_auth *) *auth;
-    int64_t max_points;                              /* per series, for /data */
+    int64_t max_points;         /* per series, for /data */
     int64_t request_timeout_ms; /* a streamed answer (an export) ends after this; 0: never */
-    struct live *live;                               /* the newest ticks; may be NULL */
+    struct live *live;          /* the newest ticks; may be NULL */
     void (*stats)(void *arg, struct api_stats *out); /* may be NULL: all zero */
     void *stats_arg;
     int64_t (*now_ms)(void); /* UTC clock; tests pass a fixed one */

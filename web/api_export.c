@@ -114,9 +114,8 @@ out:
 int api_export(const struct api_env *env, struct reader *rd, const struct query *q,
                struct api_response *out)
 {
-    struct export_opts o = {.host = env->host,
-                            .interval_ms = env->interval_ms,
-                            .timeout_ms = env->request_timeout_ms};
+    struct export_opts o = {
+        .host = env->host, .interval_ms = env->interval_ms, .timeout_ms = env->request_timeout_ms};
     int rc = api_time_range(env, q, DEFAULT_FROM, &o.from_ms, &o.to_ms, out);
 
     if (rc)
@@ -127,9 +126,8 @@ int api_export(const struct api_env *env, struct reader *rd, const struct query 
 int api_run_export(const struct api_env *env, struct reader *rd, const struct query *q, int64_t id,
                    struct api_response *out)
 {
-    struct export_opts o = {.host = env->host,
-                            .interval_ms = env->interval_ms,
-                            .timeout_ms = env->request_timeout_ms};
+    struct export_opts o = {
+        .host = env->host, .interval_ms = env->interval_ms, .timeout_ms = env->request_timeout_ms};
     struct reader_run run = {.pid = -1};
     int rc;
 

@@ -32,10 +32,10 @@ struct export_stream {
     struct series *s;
     size_t ns;
     struct export_opts o;
-    int64_t next_ms; /* start of the next window */
-    int64_t span_ms; /* length of a window */
+    int64_t next_ms;     /* start of the next window */
+    int64_t span_ms;     /* length of a window */
     int64_t deadline_ns; /* clock_mono_ns() after which export_read fails; 0: none */
-    uint64_t row_no; /* rows seen, for `every` */
+    uint64_t row_no;     /* rows seen, for `every` */
     int header_done;
     int done;
     struct sbuf out; /* formatted, not yet read */
@@ -125,9 +125,8 @@ static int skip_gap(struct export_stream *x)
 static int next_window(struct export_stream *x)
 {
     int64_t span = x->span_ms, to;
-    struct data_req req = {.agg = DATA_AVG,
-                           .max_points = WINDOW_TICKS * 4,
-                           .interval_ms = x->o.interval_ms};
+    struct data_req req = {
+        .agg = DATA_AVG, .max_points = WINDOW_TICKS * 4, .interval_ms = x->o.interval_ms};
     struct data_result res = {0};
     int rc = skip_gap(x);
 
@@ -238,8 +237,7 @@ int export_columns(struct reader *rd, struct live *live, const struct pattern *p
     return rc;
 }
 
-void export_run_window(const struct reader_run *r, int64_t now_ms, int64_t *from_ms,
-                       int64_t *to_ms)
+void export_run_window(const struct reader_run *r, int64_t now_ms, int64_t *from_ms, int64_t *to_ms)
 {
     int open = !strcmp(r->status, "running") || !strcmp(r->status, "ending");
 

@@ -28,7 +28,8 @@ struct export_opts {
     int every;           /* keep every Nth row (relog -t N); 1 = all */
     const char *host;    /* for the \\HOST part of the column names */
     int64_t interval_ms; /* the sampling interval, to size the windows */
-    int64_t timeout_ms;  /* export_read fails with -ETIMEDOUT this long after export_open; 0: never */
+    int64_t
+        timeout_ms; /* export_read fails with -ETIMEDOUT this long after export_open; 0: never */
 };
 
 struct export_stream;

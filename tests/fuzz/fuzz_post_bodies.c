@@ -117,11 +117,8 @@ static int64_t check_answer(const struct api_response *out, int created_ok)
 
 static int64_t post(const char *path, const uint8_t *data, size_t size, int created_ok)
 {
-    struct api_request rq = {.method = "POST",
-                             .path = path,
-                             .query = "",
-                             .body = (const char *)data,
-                             .body_len = size};
+    struct api_request rq = {
+        .method = "POST", .path = path, .query = "", .body = (const char *)data, .body_len = size};
     struct api_response out;
     int64_t id;
 

@@ -14,8 +14,8 @@
 static void window_of(const char *status, int64_t end_ms, int64_t settled_ms, int64_t *from,
                       int64_t *to)
 {
-    struct reader_run r = {.start_ms = 1000000, .end_ms = end_ms, .settled_ms = settled_ms,
-                           .pid = -1};
+    struct reader_run r = {
+        .start_ms = 1000000, .end_ms = end_ms, .settled_ms = settled_ms, .pid = -1};
 
     snprintf(r.status, sizeof(r.status), "%s", status);
     export_run_window(&r, NOW, from, to);
@@ -54,8 +54,8 @@ static void test_run_window(void)
 
 static void test_parse_opts(void)
 {
-    static const char *const url[3] = {"format", "tz", "every"}, *const cli[3] = {"--format", "--tz",
-                                                                                  "-t"};
+    static const char *const url[3] = {"format", "tz", "every"}, *const cli[3] = {"--format",
+                                                                                  "--tz", "-t"};
     struct export_opts o = {.every = 7};
     char why[160] = "";
 
