@@ -130,8 +130,9 @@ void collector_edge_free(struct collector_edge *e); /* accepts NULL */
 
 /*
  * Take one reading into `out` (a zeroed or reused reading; cleared first). `flags` is 0 or
- * COLLECTOR_EDGE_SCAN. Returns 0, or -ENOSYS where the platform takes no edge readings (`why`
- * then says so), or another negative errno. One thread at a time per reader: the caller locks.
+ * COLLECTOR_EDGE_SCAN. Returns 0 or a negative errno. `*why` (may be NULL; left alone when
+ * there is nothing to say) gets a static text when the platform cannot do part of what was
+ * asked (Windows takes no scan). One thread at a time per reader: the caller locks.
  */
 int collector_edge_read(struct collector_edge *e, unsigned flags,
                         struct collector_edge_reading *out, const char **why);

@@ -274,10 +274,12 @@ json_t *run_edges_take(struct run_edges *re, int64_t root_pid, int scan, json_t 
                   mem_json(&rd->sample.obj[OBJ_MEMORY], rd->kernel), "procs", procs);
     if (j && scan) {
         json_object_set_new(j, "io_scan", scan_json(rd));
-        if (!scan_read_io(rd))
+        if (reason || !scan_read_io(rd))
             json_object_set_new(json_object_get(j, "io_scan"), "note",
-                                json_string("no process's io file could be read (perflogd "
-                                            "is not root): only control groups are named"));
+                                json_string(reason ? reason
+                                                   : "no process's io file could be read "
+                                                     "(perflogd is not root): only control "
+                                                     "groups are named"));
     }
     if (j && kernel)
         *kernel = kernel_json(rd->kernel);

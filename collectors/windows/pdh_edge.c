@@ -55,8 +55,8 @@ int collector_edge_read(struct collector_edge *e, unsigned flags,
     LARGE_INTEGER qpc, freq;
     int rc;
 
-    (void)flags;
-    (void)why;
+    if ((flags & COLLECTOR_EDGE_SCAN) && why)
+        *why = "Windows: edges take no scan of every process's storage bytes";
     out->nprocs = out->ncgroups = 0;
     GetSystemTimePreciseAsFileTime(&ft);
     u.LowPart = ft.dwLowDateTime;
