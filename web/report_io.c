@@ -215,6 +215,17 @@ static json_t *amplification_json(const struct report_run *run, int64_t dev_w, i
     return a;
 }
 
+/* Which rule ended the settle wait, and whether it was the cap (the settle timeout). */
+static void settle_json(json_t *r, const json_t *settle)
+{
+    const char *by = json_string_value(json_object_get(settle, "ended_by"));
+
+    json_object_set_new(r, "settle",
+                        json_pack("{s:o, s:o}", "ended_by", by ? json_string(by) : json_null(),
+                                  "capped",
+                                  by ? json_boolean(!strcmp(by, "timeout")) : json_null()));
+}
+
 void report_io_add(json_t *r, const struct report_run *run)
 {
     const json_t *start = json_object_get(run->edges, "start");
@@ -253,4 +264,5 @@ void report_io_add(json_t *r, const struct report_run *run)
                    : -1;
     json_object_set_new(r, "others", others);
     json_object_set_new(r, "write_amplification", amplification_json(run, dev_w, others_w));
+    settle_json(r, json_object_get(run->edges, "settle"));
 }

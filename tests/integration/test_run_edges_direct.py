@@ -92,6 +92,26 @@ def main():
         check(kernel.get("dirty_expire_centisecs") == expire,
               f"the kernel settings at the start: dirty_expire_centisecs {kernel.get('dirty_expire_centisecs')} == {expire}")
         check("io_scan" not in start, "the report's edges leave the private io_scan out")
+
+        # The cap: a buffered dd leaves its 64 MiB dirty (the kernel keeps it some 30 s), so its
+        # own data is not on the device when the 1 s settle timeout ends the wait.
+        lazy = os.path.join(work, "lazy.bin")
+        p = subprocess.run([PERFLOG, "run", "--quiet", "--json", "--label", "capped",
+                            "--settle-timeout", "1", "--", "dd", "if=/dev/zero", f"of={lazy}",
+                            "bs=1M", f"count={SIZE_MIB}"],
+                           capture_output=True, text=True, timeout=300, env=env)
+        try:
+            rep = json.loads(p.stdout)
+        except ValueError:
+            rep = {}
+        settle = rep.get("settle") or {}
+        check(p.returncode == 0 and settle.get("ended_by") == "timeout" and settle.get("capped"),
+              f"a run whose own data is still dirty is settled by the cap, and the report says "
+              f"so: {settle}")
+        own = rep.get("own") or {}
+        check(abs((own.get("write_bytes") or 0) - (SIZE_MIB << 20)) <= 1 << 20,
+              f"own.write_bytes is the buffered dd's {SIZE_MIB} MiB, dirtied: "
+              f"{own.get('write_bytes')}")
     finally:
         d.stop()
         subprocess.run(["rm", "-rf", work])

@@ -201,6 +201,7 @@ static void test_report_io(void)
                        (json_int_t)MiB, 0)));
     run.edges = edges;
     report_io_add(r, &run);
+    CHECK(json_is_null(json_object_get(json_object_get(r, "settle"), "capped"))); /* not settled */
     own = json_object_get(r, "own");
     CHECK_INT(json_integer_value(json_object_get(own, "write_bytes")), 10 * MiB);
     CHECK_STR(json_string_value(json_object_get(own, "source")), "client");
@@ -232,6 +233,25 @@ static void test_report_io(void)
     own = json_object_get(r, "own");
     CHECK_INT(json_integer_value(json_object_get(own, "write_bytes")), 10 * MiB);
     CHECK_STR(json_string_value(json_object_get(own, "source")), "followed");
+    json_decref(r);
+
+    /* a settle edge is the last one; the cap ended the wait: capped */
+    {
+        json_t *settle = json_deep_copy(json_object_get(edges, "end"));
+
+        json_object_set_new(json_object_get(settle, "disks"), "vda",
+                            json_pack("{s:I, s:I, s:i}", "write_bytes", (json_int_t)(1200 * MiB),
+                                      "read_bytes", (json_int_t)0, "in_total", 1));
+        json_object_set_new(settle, "ended_by", json_string("timeout"));
+        json_object_set_new(edges, "settle", settle);
+    }
+    r = json_object();
+    report_io_add(r, &run);
+    CHECK(json_is_true(json_object_get(json_object_get(r, "settle"), "capped")));
+    CHECK_STR(json_string_value(json_object_get(json_object_get(r, "settle"), "ended_by")),
+              "timeout");
+    CHECK_INT(json_integer_value(json_object_get(json_object_get(r, "others"), "write_bytes")),
+              190 * MiB); /* device 200 MiB over run + tail, own 10 MiB */
     json_decref(r);
 
     /* no edges at all: said so, nothing made up */
