@@ -52,7 +52,10 @@ def main():
         time.sleep(0.5)
         env = {k: v for k, v in os.environ.items() if k != "PERFLOG_TOKEN"}
         env["PERFLOG_SERVER"] = d.url
-        before, after = os.path.join(work, "before"), os.path.join(work, "after")
+        # The copies go to tmpfs: written to the disk they would be the run's own storage writes,
+        # dirty for 30 s, and the run's own data would not all be on the device at its end.
+        shm = tempfile.mkdtemp(prefix="perflog-it-edges-", dir="/dev/shm")
+        before, after = os.path.join(shm, "before"), os.path.join(shm, "after")
         script = (f"cat /proc/diskstats > {before} && dd if=/dev/zero of={target} bs=1M "
                   f"count={SIZE_MIB} oflag=direct conv=notrunc && cat /proc/diskstats > {after}")
         t0 = time.monotonic()
@@ -67,6 +70,7 @@ def main():
         check(p.returncode == 0 and rep, f"perflog run -- dd exits 0 with a JSON report "
               f"({p.returncode}, {p.stderr!r})")
         truth = diskstats_write_bytes(after, disk) - diskstats_write_bytes(before, disk)
+        subprocess.run(["rm", "-rf", shm])
         edges = rep.get("edges") or {}
         start, end = edges.get("start") or {}, edges.get("end") or {}
         sd, ed = (start.get("disks") or {}).get(disk, {}), (end.get("disks") or {}).get(disk, {})
