@@ -209,7 +209,7 @@ static json_t *proc_json(const struct collector_proc_io *p)
 }
 
 /*
- * io_scan: {"procs": {"PID": [start_ticks, read_bytes, write_bytes, "name"]}, "cgroups":
+ * io_scan: {"procs": {"PID": [start_ticks, read_bytes, write_bytes, "name", ppid]}, "cgroups":
  * {"NAME": [read_bytes, write_bytes]}}, only those with bytes: one that has none at an edge
  * counts from zero at the next, so nothing is lost by leaving it out.
  */
@@ -225,9 +225,9 @@ static json_t *scan_json(const struct collector_edge_reading *rd)
             continue;
         snprintf(key, sizeof(key), "%d", p->pid);
         json_object_set_new(procs, key,
-                            json_pack("[I, I, I, s]", (json_int_t)p->start_ticks,
+                            json_pack("[I, I, I, s, i]", (json_int_t)p->start_ticks,
                                       (json_int_t)p->read_bytes, (json_int_t)p->write_bytes,
-                                      p->name));
+                                      p->name, p->ppid));
     }
     for (size_t i = 0; i < rd->ncgroups; i++)
         json_object_set_new(groups, rd->cgroups[i].name,
