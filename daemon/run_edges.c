@@ -159,21 +159,11 @@ static json_t *mem_json(const struct raw_object *o, const int64_t *kernel)
 
 static json_t *kernel_json(const int64_t *k)
 {
-    static const char *const keys[KERNEL_NFIELDS] = {
-        [KERNEL_DIRTY_EXPIRE_CENTISECS] = "dirty_expire_centisecs",
-        [KERNEL_DIRTY_WRITEBACK_CENTISECS] = "dirty_writeback_centisecs",
-        [KERNEL_DIRTY_BACKGROUND_RATIO] = "dirty_background_ratio",
-        [KERNEL_DIRTY_BACKGROUND_BYTES] = "dirty_background_bytes",
-        [KERNEL_DIRTY_RATIO] = "dirty_ratio",
-        [KERNEL_DIRTY_BYTES] = "dirty_bytes",
-        [KERNEL_DIRTY_THRESHOLD_BYTES] = "dirty_threshold_bytes",
-        [KERNEL_DIRTY_BACKGROUND_THRESHOLD_BYTES] = "dirty_background_threshold_bytes",
-    };
     json_t *j = json_object();
 
     for (int i = 0; i < KERNEL_NFIELDS; i++)
         if (k[i] >= 0)
-            json_object_set_new(j, keys[i], json_integer(k[i]));
+            json_object_set_new(j, collector_kernel_names[i], json_integer(k[i]));
     return j;
 }
 
