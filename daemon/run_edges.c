@@ -39,6 +39,22 @@ struct run_edges *run_edges_new(const struct collector_config *cfg)
     return re;
 }
 
+int run_edges_reconfigure(struct run_edges *re, const struct collector_config *cfg)
+{
+    struct collector_config c = *cfg;
+    struct collector_edge *e, *old;
+
+    c.n_pdh_counters = 0;
+    if (!(e = collector_edge_new(&c)))
+        return -ENOMEM;
+    pthread_mutex_lock(&re->lock);
+    old = re->e;
+    re->e = e;
+    pthread_mutex_unlock(&re->lock);
+    collector_edge_free(old);
+    return 0;
+}
+
 void run_edges_free(struct run_edges *re)
 {
     if (!re)

@@ -18,6 +18,10 @@ struct run_edges;
 struct run_edges *run_edges_new(const struct collector_config *cfg);
 void run_edges_free(struct run_edges *re); /* accepts NULL */
 
+/* Read the disks and interfaces of `cfg` from the next edge on (a reload changed the globs).
+ * Returns 0, or -ENOMEM with the old ones kept. Thread-safe. */
+int run_edges_reconfigure(struct run_edges *re, const struct collector_config *cfg);
+
 /*
  * Take one edge now: the EDGE object of docs/report.md (t_ms, mono_ns, disks, nics, cpu, mem,
  * procs: `root_pid` and its descendants, none when root_pid <= 0) and, with `scan`, "io_scan":

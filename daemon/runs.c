@@ -619,3 +619,9 @@ void runs_put_edge(struct runs *rs, int64_t id, enum runs_db_edge which, json_t 
     free(s);
     json_decref(edge);
 }
+
+void runs_reconfigure(struct runs *rs, const struct collector_config *collect)
+{
+    if (rs && rs->edges && run_edges_reconfigure(rs->edges, collect) < 0)
+        log_warnx("reload: out of memory for the edge reader: edges keep the old disks");
+}

@@ -15,13 +15,15 @@ target file is written and synced before the run and then overwritten in place (
 so the run writes data only, no allocation and no journal. Needs root (losetup, mount)."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perflogtest import Daemon, check, finish, require_root, root_block_device  # noqa: E402
+from perflogtest import (Daemon, check, finish, log_lines, require_root,  # noqa: E402
+                         root_block_device)
 
 PERFLOG = os.path.join(os.environ.get("PERFLOG_BUILD_DIR", "build"), "perflog")
 SIZE_MIB = 64
@@ -132,6 +134,24 @@ def main():
         check(abs((own.get("write_bytes") or 0) - (LAZY_MIB << 20)) <= 1 << 20,
               f"own.write_bytes is the buffered dd's {LAZY_MIB} MiB, dirtied: "
               f"{own.get('write_bytes')}")
+
+        # A reload that excludes loop devices again: the next run's edges no longer read ours.
+        with open(d.config_path, "w") as f:
+            json.dump({"disks": {"exclude": ["loop*", "ram*", "zram*"]}}, f)
+        d.signal(signal.SIGHUP)
+        for _ in range(100):
+            if log_lines(d, "configuration reloaded"):
+                break
+            time.sleep(0.1)
+        p = subprocess.run([PERFLOG, "run", "--quiet", "--json", "--", "true"],
+                           capture_output=True, text=True, timeout=300, env=env)
+        try:
+            rep = json.loads(p.stdout)
+        except ValueError:
+            rep = {}
+        disks = ((rep.get("edges") or {}).get("start") or {}).get("disks") or {}
+        check(p.returncode == 0 and disks and disk not in disks,
+              f"after a reload excluding loop*, the edges read {sorted(disks)}, not {disk}")
     finally:
         d.stop()
         subprocess.run(["umount", mnt])
