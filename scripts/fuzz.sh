@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Fuzz the pure parsers of the HTTP API (tests/fuzz) with libFuzzer for SECONDS each (default 60),
-# the three targets in parallel. The committed seeds of tests/fuzz/corpus/<target> are read only;
+# Fuzz the pure parsers of the HTTP API and of the run edges (tests/fuzz) with libFuzzer for SECONDS each (default 60),
+# the targets in parallel. The committed seeds of tests/fuzz/corpus/<target> are read only;
 # new inputs go to a temporary directory, so the tree is not modified. Logs are in
 # build-fuzz/fuzz_<target>.log. Exits non-zero if any target found a crash, a leak or a timeout.
 # Needs clang and libclang-rt-14-dev (packaging/build-deps.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
-targets=(timeparse pattern query)
+targets=(timeparse pattern query others)
 
 case $secs in
 '' | *[!0-9]*)
