@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 declare -A pids
 for t in "${targets[@]}"; do
   mkdir -p "$work/$t"
-  # -jobs/-workers are not used: one process per target, the three in parallel on two cores.
+  # -jobs/-workers are not used: one process per target, all in parallel on two cores.
   build-fuzz/tests/fuzz/fuzz_"$t" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz_$t-" \
     "$work/$t" "tests/fuzz/corpus/$t" >"build-fuzz/fuzz_$t.log" 2>&1 &
