@@ -452,7 +452,8 @@ static void log_restart_keys(const struct cfg *cur, const struct cfg *next)
                   "restart");
 }
 
-static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, struct writer *w)
+static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, struct writer *w,
+                   struct runs *runs)
 {
     struct cfg next;
     struct sampler_settings ss;
@@ -478,6 +479,7 @@ static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, s
     log_set_level((enum log_level)next.log_level);
     sampler_settings_of(&next, &ss);
     sampler_reconfigure(sp, &ss);
+    runs_reconfigure(runs, &ss.collect);
     writer_settings_of(&next, &ws);
     writer_reconfigure(w, &ws);
     /* Keep the running db and listen values: they are what is in force. */
@@ -555,8 +557,8 @@ static int daemon_main(int argc, char **argv)
     live = live_new(LIVE_TICKS);
     ss.follow = follow = follow_set_new();
     sp = live && follow ? sampler_start(&ss, q, live, err, sizeof(err)) : NULL;
-    if (sp && !(runs = runs_start(cfg.db, live, follow, cfg.interval_ms, clock_wall_ns() / 1000000,
-                                  err, sizeof(err)))) {
+    if (sp && !(runs = runs_start(cfg.db, live, follow, &ss.collect, cfg.interval_ms,
+                                  clock_wall_ns() / 1000000, err, sizeof(err)))) {
         log_error("%s", err);
         sampler_stop(sp);
         sp = NULL;
@@ -612,7 +614,7 @@ static int daemon_main(int argc, char **argv)
             log_info("%s: reloading %s", what,
                      cli.config_path ? cli.config_path : "(no config file, defaults)");
             service_reloading(&svc);
-            reload(&cli, &cfg, sp, w);
+            reload(&cli, &cfg, sp, w, runs);
             service_reloaded(&svc, &parts);
             continue;
         }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fuzz the pure parsers of the HTTP API, of tool outputs, of the config and of /proc and /sys, and the
-# JSON bodies of the POST endpoints
+# Fuzz the pure parsers of the HTTP API, of tool outputs, of the config, of /proc and /sys and of the
+# run edges' cgroup files, and the JSON bodies of the POST endpoints
 # (tests/fuzz) with libFuzzer for SECONDS each (default 60), JOBS targets at a time (default 2,
 # the cores of a CI machine; FUZZ_JOBS overrides it). The seeds - the committed
 # tests/fuzz/corpus/<target> and, for the claims, config and /proc parsers, the fixtures of the
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 jobs=${FUZZ_JOBS:-2}
 targets=(timeparse pattern query claims config proc_stat diskstats net_dev meminfo vmstat net_snmp
-  pid sysfs post_bodies request)
+  pid sysfs post_bodies request others)
 
 case $secs$jobs in
 '' | *[!0-9]*)
@@ -30,6 +30,7 @@ seeds() {
   claims) echo tests/fixtures/claims ;; # the tool outputs of the claims unit test
   config) echo tests/fixtures/config ;;
   proc_stat | diskstats | net_dev | meminfo | vmstat | net_snmp | sysfs) echo tests/fixtures/linux ;;
+  others) echo tests/fixtures/edges ;; # the cgroup trees of the run edges' unit test
   esac
 }
 

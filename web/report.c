@@ -15,6 +15,7 @@
 #include "claims.h"
 #include "data.h"
 #include "printf_attr.h"
+#include "report_io.h"
 #include "report_proc.h"
 #include "series.h"
 #include "timeparse.h"
@@ -882,6 +883,7 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     set_count(r, "disk_read_bytes", dt.read);
     set_count(r, "disk_write_bytes", dt.write);
     set_count(r, "disk_tail_write_bytes", dt.tail_write);
+    report_io_add(r, run);
     json_object_set_new(r, "peers", json_array());
 out:
     free(iv);

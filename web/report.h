@@ -31,6 +31,8 @@ struct report_run {
      * may be NULL), 0 not known (the daemon that knew has stopped). Unused when pid <= 0. */
     int followed;
     const char *not_followed_reason;
+    const json_t *edges; /* borrowed; NULL when the run has no edge readings (older runs, Windows
+                            without PDH edges) */
 };
 
 /*

@@ -70,7 +70,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     env.max_points = 1000;
     env.now_ms = fixed_now;
     env.live = live_new(4);
-    env.runs = runs_start(db_file, env.live, NULL, 1000, fixed_now(), err, sizeof(err));
+    env.runs = runs_start(db_file, env.live, NULL, NULL, 1000, fixed_now(), err, sizeof(err));
     if (!env.live || !env.runs) {
         fprintf(stderr, "fuzz_post_bodies: %s\n", err);
         abort();
