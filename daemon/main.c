@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "config.h"
 #include "db.h"
+#include "db_lock.h"
 #include "http.h"
 #include "live.h"
 #include "log.h"
@@ -459,6 +460,7 @@ static int daemon_main(int argc, char **argv)
     struct writer *w = NULL;
     struct sampler *sp = NULL;
     struct db *db = NULL;
+    struct db_lock *lock = NULL;
     struct live *live = NULL;
     struct runs *runs = NULL;
     struct follow_set *follow = NULL;
@@ -492,9 +494,13 @@ static int daemon_main(int argc, char **argv)
         return 1;
     }
 
-    rc = db_open(cfg.db, host, &db, err, sizeof(err));
+    /* One daemon per database: two writers would store every tick twice. */
+    rc = db_lock_take(cfg.db, &lock, err, sizeof(err));
+    if (rc == 0)
+        rc = db_open(cfg.db, host, &db, err, sizeof(err));
     if (rc < 0) {
         log_error("%s", err);
+        db_lock_release(lock);
         cfg_release(&cfg);
         return 1;
     }
@@ -504,6 +510,7 @@ static int daemon_main(int argc, char **argv)
         log_error("%s", q ? err : "out of memory");
         db_close(db);
         queue_free(q);
+        db_lock_release(lock);
         cfg_release(&cfg);
         return 1;
     }
@@ -552,6 +559,7 @@ static int daemon_main(int argc, char **argv)
         follow_set_free(follow);
         free_auth();
         notify_free(svc.n);
+        db_lock_release(lock);
         cfg_release(&cfg);
         return 1;
     }
@@ -585,6 +593,7 @@ static int daemon_main(int argc, char **argv)
     follow_set_free(follow);
     free_auth();
     notify_free(svc.n);
+    db_lock_release(lock);
     cfg_release(&cfg);
     log_info("stopped");
     return 0;
