@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "config.h"
 #include "db.h"
+#include "db_lock.h"
 #include "http.h"
 #include "live.h"
 #include "log.h"
@@ -501,6 +502,7 @@ static int daemon_main(int argc, char **argv)
     struct writer *w = NULL;
     struct sampler *sp = NULL;
     struct db *db = NULL;
+    struct db_lock *lock = NULL;
     struct live *live = NULL;
     struct runs *runs = NULL;
     struct follow_set *follow = NULL;
@@ -536,9 +538,13 @@ static int daemon_main(int argc, char **argv)
         return 1;
     }
 
-    rc = db_open(cfg.db, host, &db, err, sizeof(err));
+    /* One daemon per database: two writers would store every tick twice. */
+    rc = db_lock_take(cfg.db, &lock, err, sizeof(err));
+    if (rc == 0)
+        rc = db_open(cfg.db, host, &db, err, sizeof(err));
     if (rc < 0) {
         log_error("%s", err);
+        db_lock_release(lock);
         cfg_release(&cfg);
         return 1;
     }
@@ -548,6 +554,7 @@ static int daemon_main(int argc, char **argv)
         log_error("%s", q ? err : "out of memory");
         db_close(db);
         queue_free(q);
+        db_lock_release(lock);
         cfg_release(&cfg);
         return 1;
     }
@@ -598,6 +605,7 @@ static int daemon_main(int argc, char **argv)
         follow_set_free(follow);
         free_auth();
         notify_free(svc.n);
+        db_lock_release(lock);
         cfg_release(&cfg);
         return 1;
     }
@@ -631,6 +639,7 @@ static int daemon_main(int argc, char **argv)
     follow_set_free(follow);
     free_auth();
     notify_free(svc.n);
+    db_lock_release(lock);
     cfg_release(&cfg);
     log_info("stopped");
     return 0;

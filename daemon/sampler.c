@@ -40,6 +40,8 @@ struct sampler {
     void *on_tick_arg;
     int64_t on_tick_idle_ns;
     char *stall_file;     /* test hook, NULL unless $PERFLOGD_TEST_STALL_FILE is set */
+    int64_t speed;        /* test hook: $PERFLOGD_TEST_CLOCK_SPEED, 1 unless set */
+    int64_t mono0, wall0; /* the clocks when the sampler started, for `speed` */
     pthread_mutex_t lock; /* guards everything below */
     pthread_cond_t wake;
     int stop;
@@ -130,15 +132,38 @@ static void apply_pending(struct sampler *sp)
     atomic_store(&sp->st.interval_ms, p->s.interval_ms);
 }
 
-/* Sleep on the monotonic clock until mono_deadline_ns or stop. Returns 1 when told to stop. */
+/*
+ * The sampler's clocks. With the test hook $PERFLOGD_TEST_CLOCK_SPEED=N both run N times faster
+ * than the real ones from the sampler's start (the wall clock following the monotonic one), so a
+ * test sees hours of ticks, each stamped one interval after the last, in minutes. Without it they
+ * are the real clocks.
+ */
+static int64_t sampler_mono_ns(const struct sampler *sp)
+{
+    int64_t now = clock_mono_ns();
+
+    return sp->speed > 1 ? sp->mono0 + (now - sp->mono0) * sp->speed : now;
+}
+
+static int64_t sampler_wall_ns(const struct sampler *sp)
+{
+    return sp->speed > 1 ? sp->wall0 + (clock_mono_ns() - sp->mono0) * sp->speed : clock_wall_ns();
+}
+
+/* Sleep until the sampler's monotonic clock reads mono_deadline_ns, or stop. Returns 1 when told
+ * to stop. */
 static int sleep_until(struct sampler *sp, int64_t mono_deadline_ns)
 {
-    struct timespec ts = {.tv_sec = mono_deadline_ns / 1000000000LL,
-                          .tv_nsec = mono_deadline_ns % 1000000000LL};
+    int64_t real = mono_deadline_ns;
+    struct timespec ts;
     int stop;
 
+    if (sp->speed > 1) /* rounded up: waking before the deadline would plan the same tick again */
+        real = sp->mono0 + (mono_deadline_ns - sp->mono0 + sp->speed - 1) / sp->speed;
+    ts.tv_sec = real / 1000000000LL;
+    ts.tv_nsec = real % 1000000000LL;
     pthread_mutex_lock(&sp->lock);
-    while (!sp->stop && !sp->pending && clock_mono_ns() < mono_deadline_ns)
+    while (!sp->stop && !sp->pending && clock_mono_ns() < real)
         if (monocond_timedwait(&sp->wake, &sp->lock, &ts) == ETIMEDOUT)
             break;
     stop = sp->stop;
@@ -175,7 +200,7 @@ static void *sampler_main(void *arg)
     thread_prio_sampler(sp->cur->s.rt_priority);
     for (;;) {
         int64_t interval_ms = sp->cur->s.interval_ms;
-        int64_t now_wall = clock_wall_ns(), now_mono = clock_mono_ns();
+        int64_t now_wall = sampler_wall_ns(sp), now_mono = sampler_mono_ns(sp);
         /*
          * After a reload changed the interval, the grid point "one new interval after the last
          * tick" may lie past the first point of the new grid (500 -> 1000 ms after a tick at
@@ -193,17 +218,17 @@ static void *sampler_main(void *arg)
             wake = now_mono + sp->on_tick_idle_ns;
         if (sleep_until(sp, wake))
             break;
-        if (clock_mono_ns() < deadline) {
+        if (sampler_mono_ns(sp) < deadline) {
             /* woken early by new settings or to show the loop is alive: re-plan the tick */
-            if (sp->on_tick && clock_mono_ns() >= wake)
+            if (sp->on_tick && sampler_mono_ns(sp) >= wake)
                 sp->on_tick(sp->on_tick_arg);
             apply_pending(sp);
             continue;
         }
         if (stall_while_file(sp))
             break;
-        mono = clock_mono_ns();
-        wall = clock_wall_ns();
+        mono = sampler_mono_ns(sp);
+        wall = sampler_wall_ns(sp);
         if (last_mono >= 0) {
             elapsed = mono - last_mono;
             /* How late against plan: one interval after the last tick, or across a switch the
@@ -269,6 +294,17 @@ struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queu
         snprintf(err, errlen, "sampler: out of memory");
         goto fail;
     }
+    if (getenv("PERFLOGD_TEST_CLOCK_SPEED")) {
+        sp->speed = strtoll(getenv("PERFLOGD_TEST_CLOCK_SPEED"), NULL, 10);
+        if (sp->speed > 1000)
+            sp->speed = 1000;
+        if (sp->speed > 1)
+            log_warnx("test hook: the sampler's clocks run %lld times faster "
+                      "($PERFLOGD_TEST_CLOCK_SPEED); for tests only",
+                      (long long)sp->speed);
+    }
+    sp->mono0 = clock_mono_ns();
+    sp->wall0 = clock_wall_ns();
     sp->queue = q;
     sp->live = live;
     sp->on_tick = s->on_tick;

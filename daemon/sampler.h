@@ -46,7 +46,10 @@ struct sampler;
  * NULL, is published there too (live must outlive the sampler). NULL with a message in err on
  * failure.
  * Test hook: when $PERFLOGD_TEST_STALL_FILE names a file that exists, the thread waits before its
- * next tick until the file is gone, as a stuck sampler would (tests/integration/test_notify.py). */
+ * next tick until the file is gone, as a stuck sampler would (tests/integration/test_notify.py).
+ * Test hook: $PERFLOGD_TEST_CLOCK_SPEED=N (2..1000) runs the sampler's clocks N times faster, so
+ * ticks stamped one interval apart come N times as often (tests/integration/test_wal_bound.py);
+ * a warning says so at start. */
 struct sampler *sampler_start(const struct sampler_settings *s, struct tick_queue *q,
                               struct live *live, char *err, size_t errlen);
 

@@ -4,6 +4,12 @@
  * The queue is the holding area: ticks leave it only once committed. A failed write gives the
  * batch back and the writer enters a failing state, logged once, in which it probes with a single
  * tick every second; when the probe commits, everything held is written and the recovery is logged.
+ * A write that finds the disk full first checkpoints the WAL, which gives its space back, and
+ * tries once more before it holds anything.
+ *
+ * Roll-ups, retention, the size cap and a truncating checkpoint run every MAINT_PERIOD_MS, on the
+ * ticks' time as well as the monotonic clock: the same thing in a daemon, but a sampler whose
+ * clock runs faster for a test gets the maintenance its ticks would have had.
  */
 #include "writer.h"
 
@@ -31,6 +37,7 @@ struct writer {
     struct writer_stats stats;
     int stop;
     uint64_t dropped_at_failure; /* the queue's drop count when the failure began; writer thread */
+    int64_t newest_tick_ms;      /* wall time of the newest tick written; writer thread */
     struct tick *batch[WRITER_BATCH_MAX];
 };
 
@@ -77,6 +84,9 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
     if (n == 0)
         return 0;
     rc = db_write_ticks(w->db, w->batch, n);
+    /* The WAL may hold most of the space (a reader kept the checkpoints back): give it back. */
+    if (rc == -ENOSPC && db_checkpoint(w->db) == 0)
+        rc = db_write_ticks(w->db, w->batch, n);
     if (rc < 0) {
         queue_give_back(w->queue, w->batch, n);
         pthread_mutex_lock(&w->lock);
@@ -97,8 +107,11 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
         return rc;
     }
     queue_taken_done(w->queue, n);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (w->batch[i]->wall_ms > w->newest_tick_ms)
+            w->newest_tick_ms = w->batch[i]->wall_ms;
         tick_free(w->batch[i]);
+    }
     pthread_mutex_lock(&w->lock);
     if (w->stats.failing) {
         struct queue_stats qs;
@@ -141,29 +154,45 @@ static void report_size(struct writer *w, const struct db_retention *r)
 static void run_maintenance(struct writer *w)
 {
     struct db_retention r;
+    int64_t now_ms = clock_wall_ns() / 1000000;
     int rc;
 
     pthread_mutex_lock(&w->lock);
     r = w->settings.retention;
     pthread_mutex_unlock(&w->lock);
+    /* The newest tick's time when it is ahead (a test's fast clock): its minutes are complete. */
+    if (w->newest_tick_ms > now_ms)
+        now_ms = w->newest_tick_ms;
     /* Bounded steps, and queued ticks go first: maintenance yields as soon as one arrives. */
     do {
-        rc = db_maintain(w->db, clock_wall_ns() / 1000000, &r);
+        rc = db_maintain(w->db, now_ms, &r);
         if (rc < 0 && rc != -EBUSY)
             log_warnx("database %s: roll-up/retention step failed: %s", db_path(w->db),
                       db_errmsg(w->db));
     } while (rc > 0 && !queue_wait(w->queue, 0));
+    /* Give the WAL's space back; a reader that holds it back (-EBUSY) only delays this. */
+    rc = db_checkpoint(w->db);
+    if (rc < 0 && rc != -EBUSY)
+        log_debug("database %s: checkpoint: %s", db_path(w->db), db_errmsg(w->db));
     report_size(w, &r);
+}
+
+/* Whether maintenance is due: MAINT_PERIOD_MS since the last one, on the monotonic clock or in
+ * the ticks written since. */
+static int maintenance_due(const struct writer *w, int64_t last_maint_ns, int64_t maint_tick_ms)
+{
+    return clock_mono_ns() - last_maint_ns >= MAINT_PERIOD_MS * 1000000LL ||
+           w->newest_tick_ms - maint_tick_ms >= MAINT_PERIOD_MS;
 }
 
 static void *writer_main(void *arg)
 {
     struct writer *w = arg;
-    int64_t last_commit = clock_mono_ns(), last_maint = 0;
+    int64_t last_maint = 0, maint_tick_ms = 0;
 
     pthread_setname_np(pthread_self(), "perflog-write");
     for (;;) {
-        int64_t commit_ms, tick_ms, now, rc;
+        int64_t commit_ms, tick_ms, rc;
         int failing, stop;
 
         pthread_mutex_lock(&w->lock);
@@ -206,21 +235,17 @@ static void *writer_main(void *arg)
         }
         queue_wait_count(w->queue, want, want > 1 ? (int64_t)want * tick_ms + tick_ms / 10 : 1000);
         age = queue_oldest_age_ms(w->queue);
-        if (age < 0) {
-            now = clock_mono_ns();
-            if (now - last_maint >= MAINT_PERIOD_MS * 1000000LL) {
-                run_maintenance(w);
-                last_maint = clock_mono_ns();
-            }
-            continue;
+        if (age >= 0) {
+            if (want > 1 && age < window)
+                queue_wait_count(w->queue, want, window - age);
+            rc = write_batch(w, WRITER_BATCH_MAX, 0);
+            if (rc <= 0)
+                continue;
         }
-        if (want > 1 && age < window)
-            queue_wait_count(w->queue, want, window - age);
-        rc = write_batch(w, WRITER_BATCH_MAX, 0);
-        last_commit = clock_mono_ns();
-        if (rc > 0 && last_commit - last_maint >= MAINT_PERIOD_MS * 1000000LL) {
+        if (maintenance_due(w, last_maint, maint_tick_ms)) {
             run_maintenance(w);
             last_maint = clock_mono_ns();
+            maint_tick_ms = w->newest_tick_ms;
         }
     }
     return NULL;

@@ -22,6 +22,8 @@
 #define HOUR_MS          3600000LL
 #define DAY_MS           86400000LL
 #define MAINT_TICK_BATCH 3600 /* ticks rolled up or pruned per db_maintain step */
+/* A short busy wait: the writer retries on its own schedule, it must not hang on a lock. */
+#define DB_BUSY_TIMEOUT_MS 200
 
 struct db {
     sqlite3 *conn;
@@ -36,6 +38,7 @@ struct db {
     struct name_map inst[OBJ_COUNT];
     struct pdh_store *pdh; /* the extra PDH series' writes */
     struct db_size size;   /* from the last maintain_size */
+    int64_t wal_bytes;     /* the WAL's budget (wal_budget), set by the last maintain_size */
 };
 
 /*
@@ -60,6 +63,8 @@ static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "SELECT 1;\n",
     "SELECT 1;\n",
 };
+
+static int set_wal_limits(struct db *d, int64_t max_bytes);
 
 static int exec(struct db *d, const char *sql)
 {
@@ -301,8 +306,7 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
         goto fail;
     }
     sqlite3_extended_result_codes(d->conn, 1);
-    /* A short busy wait: the writer retries on its own schedule, it must not hang on a lock. */
-    sqlite3_busy_timeout(d->conn, 200);
+    sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
     /* page_size only takes effect on a new file; 4096 is the measured best for WAL commits. */
     rc = exec(d, "PRAGMA page_size = 4096");
     /* Only a new, empty file takes this: it lets the size cap give freed pages back. */
@@ -312,6 +316,9 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
         rc = exec(d, "PRAGMA journal_mode = WAL");
     if (rc == 0)
         rc = exec(d, "PRAGMA synchronous = NORMAL");
+    /* The WAL's bounds without a cap until the first db_maintain says what the cap is. */
+    if (rc == 0)
+        rc = set_wal_limits(d, 0);
     if (rc < 0) {
         snprintf(err, errlen, "%s: cannot open database: %s", path, sqlite3_errmsg(d->conn));
         goto fail;
@@ -462,6 +469,39 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
 }
 
 /*
+ * The WAL's budget under a size cap of max_bytes: an eighth of it, at least WAL_MIN_BYTES and at
+ * most WAL_MAX_BYTES (also the budget without a cap). The cap keeps this much room free for the
+ * WAL, which is checkpointed at half of it, and no maintenance step writes more than a quarter
+ * of it, so a file system only a little larger than the cap never fills up.
+ */
+#define WAL_MIN_BYTES (64LL << 10)
+#define WAL_MAX_BYTES (4LL << 20)
+
+static int64_t wal_budget(int64_t max_bytes)
+{
+    int64_t b = max_bytes > 0 ? max_bytes / 8 : WAL_MAX_BYTES;
+
+    return b < WAL_MIN_BYTES ? WAL_MIN_BYTES : b > WAL_MAX_BYTES ? WAL_MAX_BYTES : b;
+}
+
+/* `full` ticks per maintenance step, scaled down with the WAL's budget (a step is one
+ * transaction, all of whose pages go to the WAL at once), but at least a minute of them. */
+static int64_t tick_batch(const struct db *d, int64_t full)
+{
+    int64_t n = d->wal_bytes ? full * d->wal_bytes / WAL_MAX_BYTES : full;
+
+    return n < 60 ? 60 : n;
+}
+
+/* The oldest ticks of a step: ids [?1, ?1 + tick_batch) taken before ?2. */
+static const char *batch_sql(char *buf, size_t cap, const struct db *d, int64_t full)
+{
+    snprintf(buf, cap, "SELECT max(id) FROM ticks WHERE id >= ?1 AND id < ?1 + %lld AND t_ms < ?2",
+             (long long)tick_batch(d, full));
+    return buf;
+}
+
+/*
  * Roll up ticks of completed minutes, at most MAINT_TICK_BATCH of them. Once every tick before the
  * current minute is rolled up, the minute tier is complete up to it ("rollup_1m_until_ms"), which
  * is what lets the hour tier proceed. Returns 1 if more remain.
@@ -533,11 +573,11 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
     int64_t first = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
     int64_t cutoff = now_ms - (int64_t)r->raw_days * DAY_MS;
     int64_t upto, mcut, hcut, more = 0;
+    char sql[128];
     int rc;
 
     /* Raw ticks: only those already rolled up, so no minute loses its summary. */
-    upto = query_int(d, "SELECT max(id) FROM ticks WHERE id >= ?1 AND id < ?1 + 3600 AND t_ms < ?2",
-                     first, cutoff, 0);
+    upto = query_int(d, batch_sql(sql, sizeof(sql), d, MAINT_TICK_BATCH), first, cutoff, 0);
     if (upto > rolled)
         upto = rolled;
     if (upto >= first && upto > 0) {
@@ -545,7 +585,7 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
             sbuf_printf(&b, "DELETE FROM %s WHERE tick <= %lld;\n", schema_value_table(i),
                         (long long)upto);
         sbuf_printf(&b, "DELETE FROM ticks WHERE id <= %lld;\n", (long long)upto);
-        more = upto - first + 1 >= MAINT_TICK_BATCH;
+        more = upto - first + 1 >= tick_batch(d, MAINT_TICK_BATCH);
     }
     /* Roll-up tiers: a day of buckets per call at most. */
     mcut = now_ms - (int64_t)r->minute_days * DAY_MS;
@@ -594,8 +634,7 @@ static int64_t file_bytes(const char *path)
     return n;
 }
 
-/* Pages in use, not on the freelist. The WAL is not counted: it is bounded on its own
- * (journal_size_limit, set by maintain_size). */
+/* Pages in use, not on the freelist. The WAL is counted apart (maintain_size). */
 static int64_t used_bytes(struct db *d)
 {
     int64_t pages = query_int(d, "PRAGMA page_count", 0, 0, 0);
@@ -610,13 +649,13 @@ static int prune_oldest(struct db *d, int tier, int64_t keep_ms)
 {
     struct sbuf b = {0};
     int64_t lo, hi, newest;
+    char sql[128];
     int rc;
 
     if (tier == 0) {
         newest = query_int(d, "SELECT max(t_ms) FROM ticks", 0, 0, 0);
         lo = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
-        hi = query_int(d, "SELECT max(id) FROM ticks WHERE id < ?1 + 600 AND t_ms < ?2", lo,
-                       newest - keep_ms, 0); /* 600: SIZE_TICK_BATCH */
+        hi = query_int(d, batch_sql(sql, sizeof(sql), d, SIZE_TICK_BATCH), lo, newest - keep_ms, 0);
         if (hi < lo || hi <= 0)
             return 0;
         for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
@@ -646,42 +685,76 @@ static int prune_oldest(struct db *d, int tier, int64_t keep_ms)
     return rc < 0 ? rc : 1;
 }
 
-/* Keep the file under r->max_bytes (see db_maintain). Returns 1 if more work remains. */
+/* Set the WAL's bounds for a cap of max_bytes (see wal_budget): the autocheckpoint at half the
+ * budget, and a WAL grown past it (while readers held a checkpoint back) cut back to that much
+ * when it is reset. */
+static int set_wal_limits(struct db *d, int64_t max_bytes)
+{
+    int64_t budget = wal_budget(max_bytes);
+    char sql[96];
+    int rc;
+
+    if (budget == d->wal_bytes)
+        return 0;
+    snprintf(sql, sizeof(sql), "PRAGMA wal_autocheckpoint = %lld", (long long)(budget / 2 / 4096));
+    rc = exec(d, sql);
+    snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %lld", (long long)(budget / 2));
+    if (rc == 0)
+        rc = exec(d, sql);
+    if (rc == 0)
+        d->wal_bytes = budget;
+    return rc;
+}
+
+/* Keep the file and its WAL under r->max_bytes (see db_maintain). Returns 1 if more work
+ * remains. */
 static int maintain_size(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
     static const int64_t keep[3] = {SIZE_KEEP_RAW_MS, SIZE_KEEP_1M_MS, SIZE_KEEP_1H_MS};
-    int64_t used = used_bytes(d);
+    int64_t used = used_bytes(d), room;
     int rc = 0;
 
     (void)now_ms;
-    if (r->max_bytes > 0) {
-        char sql[64];
-
-        /* after a checkpoint the WAL is cut back to a tenth of the cap */
-        snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %lld",
-                 (long long)(r->max_bytes / 10));
-        if (exec(d, sql) < 0)
-            return -EIO;
-    }
+    if (set_wal_limits(d, r->max_bytes) < 0)
+        return -EIO;
+    /* The WAL's budget is counted as used: the cap is for the file and its WAL together. */
+    room = r->max_bytes - d->wal_bytes;
     d->size.used_bytes = used;
     d->size.file_bytes = file_bytes(d->path);
     d->size.over_cap = 0;
-    if (r->max_bytes > 0 && used > r->max_bytes / 10 * 9) {
+    if (r->max_bytes > 0 && used > room / 10 * 9) {
         for (int tier = 0; rc == 0 && tier < 3; tier++)
             rc = prune_oldest(d, tier, keep[tier]);
         if (rc < 0)
             return rc;
-        d->size.over_cap = rc == 0 && used > r->max_bytes;
+        d->size.over_cap = rc == 0 && used > room;
     }
     if (query_int(d, "PRAGMA freelist_count", 0, 0, 0) > 0 &&
         query_int(d, "PRAGMA auto_vacuum", 0, 0, 0) == 2) {
+        int64_t pages = d->wal_bytes / 4 / 4096;
         char sql[64];
 
-        snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%d)", SIZE_VACUUM_PAGES);
+        snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%lld)",
+                 (long long)(pages < SIZE_VACUUM_PAGES ? pages : SIZE_VACUUM_PAGES));
         if (exec(d, sql) < 0)
             return -EIO;
+        /* more to give back: another step, in its own transaction */
+        if (rc == 0 && query_int(d, "PRAGMA freelist_count", 0, 0, 0) > 0)
+            rc = 1;
     }
     return rc;
+}
+
+int db_checkpoint(struct db *d)
+{
+    int rc;
+
+    /* No wait for readers: the writer holds ticks meanwhile, and the queue drops the oldest when
+     * full, so a wait here would put a hole behind the batch in hand. */
+    sqlite3_busy_timeout(d->conn, 0);
+    rc = sqlite3_wal_checkpoint_v2(d->conn, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
+    return rc == SQLITE_OK ? 0 : sql_errno(rc);
 }
 
 void db_size_get(struct db *d, struct db_size *out)

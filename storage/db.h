@@ -26,12 +26,12 @@ struct db_retention {
     int raw_days;      /* per-tick data */
     int minute_days;   /* per-minute roll-ups */
     int hour_days;     /* per-hour roll-ups */
-    int64_t max_bytes; /* size cap of the file (see db_maintain); 0: none */
+    int64_t max_bytes; /* size cap of the file and its WAL (see db_maintain); 0: none */
 };
 
 /* What the size cap found at the last db_maintain. */
 struct db_size {
-    int64_t used_bytes; /* pages in use (not on the freelist); the WAL is bounded apart */
+    int64_t used_bytes; /* pages in use (not on the freelist); the WAL's budget comes on top */
     int64_t file_bytes; /* the main file plus the WAL */
     int over_cap;       /* 1: over max_bytes and nothing more may be pruned */
 };
@@ -53,17 +53,27 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n);
 
 /*
  * Do a bounded step of background work: roll up completed minutes and hours, then prune data
- * older than the retention, then keep the file under r->max_bytes: past 90% of it (the rest is
- * room for the WAL and for growth between steps) the oldest raw ticks go first, keeping the
- * newest hour; then the oldest minute buckets, keeping the newest day; then the oldest hour
- * buckets, keeping the newest 30 days. The WAL is cut back to a tenth of the cap after each
- * checkpoint. Freed pages go back to the file system (a database
+ * older than the retention, then keep the file and its WAL under r->max_bytes. The WAL has a
+ * budget of an eighth of the cap (64 KiB to 4 MiB; 4 MiB without a cap): it is checkpointed
+ * automatically at half of it and cut back to half of it when it is reset, and no step writes
+ * more than about a quarter of it. When the pages in use pass 90% of the rest (the other 10% is
+ * room for growth between steps) the oldest raw ticks go first, keeping the newest hour; then the
+ * oldest minute buckets, keeping the newest day; then the oldest hour buckets, keeping the newest
+ * 30 days. Freed pages go back to the file system (a database
  * created by this version uses incremental auto-vacuum; an older file stops growing but keeps
  * its size). Each call does at most a few thousand rows of work so it never holds
  * the writer for long. `now_ms` is the current UTC time. Returns 1 when work remains, 0 when done,
  * negative errno on error (nothing half-done stays: each step is its own transaction).
  */
 int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r);
+
+/*
+ * Checkpoint the WAL into the database and truncate it to zero bytes (SQLITE_CHECKPOINT_TRUNCATE),
+ * which gives its space back to the file system. Does not wait for readers. Returns 0, -EBUSY when
+ * a reader still uses the WAL, -ENOSPC when the database file could not grow to take the pages (the
+ * WAL then stays as it was: nothing is lost), or another negative errno. Call between writes.
+ */
+int db_checkpoint(struct db *d);
 
 /* The size figures of the last db_maintain (zeros before the first). */
 void db_size_get(struct db *d, struct db_size *out);

@@ -703,7 +703,7 @@ int http_start(const struct http_settings *s, const struct api_env *env, struct 
         (unsigned int)(s->max_connections_per_ip > 0 ? s->max_connections_per_ip : 0),
         MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
         MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1, MHD_OPTION_END);
+        MHD_OPTION_END);
     if (!srv->mhd) {
         int e = errno ? errno : EADDRINUSE;
 

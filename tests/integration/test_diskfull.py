@@ -2,11 +2,17 @@
 """A full disk: the database lives on a small tmpfs that a filler file fills to ENOSPC.
 
 Scenario A (max_held_ticks 120, interval 1000 ms): perflogd writes ticks, then the filesystem is
-filled so SQLite gets SQLITE_FULL. Checks: the daemon stays alive and keeps sampling, the error is
-logged once (one log line mentions 'disk full', however many retries), and ~8 s later the filler is
+filled so SQLite gets SQLITE_FULL, and kept full: a reader holds the WAL (as a long export
+would), so a checkpoint cannot give its space back, and a thread takes every byte perflogd frees
+all the same. Checks: the daemon stays
+alive and keeps sampling, the error is logged once (one log line mentions 'disk full', however many retries), and ~8 s later the filler is
 deleted: within a few seconds every tick held in memory is written, so the stored series has no hole
 (consecutive ticks one interval apart across the whole full period, missed = 0, interval_ms right),
 the log says the database is writable again, and PRAGMA integrity_check is 'ok'.
+
+Scenario C (interval 1000 ms, full for 8 s, no reader): the write that meets ENOSPC checkpoints
+and truncates the WAL, then writes into the space it gave back, so the daemon never fails: health
+ok, no write failure, nothing logged, every tick committed while the disk is full.
 
 Scenario B (max_held_ticks 10, interval 200 ms, full for 5 s, i.e. ~25 ticks for 10 places): the
 oldest held ticks are dropped and the newest kept: the stored series has exactly one hole, inside the
@@ -17,9 +23,11 @@ says about the loss is printed (the drop count is meant for /api/v1/health).
 import errno
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -61,6 +69,46 @@ def fill(path):
     return total
 
 
+class KeepFull(threading.Thread):
+    """Keeps the filesystem full: every 50 ms the filler takes whatever was freed. perflogd gives
+    space back on a full disk (it checkpoints and truncates its WAL), which the filler would
+    otherwise leave free for it, and the disk would not stay full."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path = path
+        self.stop = threading.Event()
+        self.topped = 0
+
+    def run(self):
+        while not self.stop.wait(0.05):
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            try:
+                for chunk in (1 << 16, 4096, 512, 1):
+                    while True:
+                        try:
+                            self.topped += os.write(fd, b"\xa5" * chunk)
+                        except OSError as e:
+                            if e.errno != errno.ENOSPC:
+                                raise
+                            break
+            finally:
+                os.close(fd)
+
+    def end(self):
+        self.stop.set()
+        self.join(5)
+
+
+def pin_wal(db):
+    """A reader in the middle of a read: it holds the WAL, so a checkpoint cannot give the WAL's
+    space back, as a long export would. Returns the connection; closing it lets go."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10, isolation_level=None)
+    conn.execute("BEGIN")
+    conn.execute("SELECT count(*) FROM ticks").fetchone()
+    return conn
+
+
 def free_bytes(path):
     st = os.statvfs(path)
     return st.f_bavail * st.f_frsize
@@ -89,15 +137,20 @@ def scenario_a(mnt):
     d = Daemon(config={"interval_ms": iv, "max_held_ticks": 120, "commit_interval_ms": 1000},
                db=os.path.join(mnt, "perflog.db"))
     started(d).start(wait_ticks=3)
+    pin = pin_wal(d.db)
     filler = os.path.join(mnt, "filler")
     t_fill = time.time()
     nfill = fill(filler)
+    keep = KeepFull(filler)
+    keep.start()
     print(f"A: filled the tmpfs with {nfill} bytes ({free_bytes(mnt)} bytes left) at "
           f"{time.strftime('%H:%M:%S', time.gmtime(t_fill))}", flush=True)
     t_err = wait_log(d, "disk full", 10)
     check(t_err is not None, f"A: disk full logged within 10 s (after {t_err - t_fill:.1f} s)" if t_err
           else "A: disk full logged within 10 s of filling the filesystem")
     if t_err is None:
+        keep.end()
+        pin.close()
         d.stop()
         return
     # stay full ~8 s
@@ -106,6 +159,9 @@ def scenario_a(mnt):
     check(alive, "A: perflogd still running after 8 s on a full disk")
     n_full_lines = len(log_lines(d, "disk full"))
     stored_while_full = d.tick_count()
+    keep.end()
+    pin.close()
+    print(f"A: the filler took {keep.topped} more bytes that perflogd gave back while full", flush=True)
     t_free = time.time()
     os.unlink(filler)
     t_back = wait_log(d, "writable again", 10)
@@ -166,18 +222,25 @@ def scenario_b(mnt):
     d = Daemon(config={"interval_ms": iv, "max_held_ticks": cap, "commit_interval_ms": 1000},
                db=os.path.join(mnt, "perflog.db"))
     started(d).start(wait_ticks=5)
+    pin = pin_wal(d.db)
     filler = os.path.join(mnt, "filler")
     before = d.query("SELECT max(t_ms) FROM ticks")[0][0]
     t_fill = time.time()
     fill(filler)
+    keep = KeepFull(filler)
+    keep.start()
     t_err = wait_log(d, "disk full", 10)
     check(t_err is not None, "B: disk full logged")
     if t_err is None:
+        keep.end()
+        pin.close()
         d.stop()
         return
     time.sleep(max(0.0, t_err + full_s - time.time()))
     # the newest tick committed before the failure
     last_ok = d.query("SELECT max(t_ms) FROM ticks")[0][0]
+    keep.end()
+    pin.close()
     t_free = time.time()
     os.unlink(filler)
     check(wait_log(d, "writable again", 10) is not None, "B: 'writable again' logged after the filler was deleted")
@@ -229,10 +292,42 @@ def scenario_b(mnt):
     check(ic == "ok", f"B: PRAGMA integrity_check = {ic!r}")
 
 
+def scenario_c(mnt):
+    """Full, with no reader holding the WAL: the write that meets ENOSPC checkpoints, truncates the
+    WAL and writes into the space it gave back, so nothing is held and nothing is logged."""
+    iv, full_s = 1000, 8
+    d = Daemon(config={"interval_ms": iv, "commit_interval_ms": 1000}, db=os.path.join(mnt, "perflog.db"))
+    started(d).start(wait_ticks=3)
+    filler = os.path.join(mnt, "filler")
+    t_fill = time.time()
+    fill(filler)
+    keep = KeepFull(filler)
+    keep.start()
+    time.sleep(full_s)
+    st, h = d.get_json("/api/v1/health")
+    stored = d.query("SELECT count(*) FROM ticks WHERE t_ms > ?", (t_fill * 1000,))[0][0]
+    keep.end()
+    os.unlink(filler)
+    print(f"C: full for {full_s} s (the filler took {keep.topped} more bytes freed meanwhile); "
+          f"health {st} {h and h['status']}, write_failures {h and h['write_failures']}; "
+          f"{stored} ticks of the full period committed while it was full", flush=True)
+    check(st == 200 and h["status"] == "ok" and h["write_failures"] == 0 and not h["writer_failing"],
+          "C: a full disk without a reader holding the WAL: health ok, no write failure")
+    check(stored >= full_s - 2, f"C: ticks kept being committed while the disk was full ({stored} in {full_s} s)")
+    check(not log_lines(d, "disk full"), "C: nothing logged about a full disk")
+    rc = d.stop()
+    check(rc == 0, f"C: SIGTERM exit code {rc}")
+    rows = all_ticks(d)
+    h = holes(rows, iv)
+    check(not h, f"C: no hole in {len(rows)} ticks" + (f": {h[:5]}" if h else ""))
+    ic = integrity_check(d.db)
+    check(ic == "ok", f"C: PRAGMA integrity_check = {ic!r}")
+
+
 def main():
     require_root()
     base = tempfile.mkdtemp(prefix="perflog-diskfull-")
-    for name, scenario in (("A", scenario_a), ("B", scenario_b)):
+    for name, scenario in (("A", scenario_a), ("B", scenario_b), ("C", scenario_c)):
         mnt = os.path.join(base, name)
         os.mkdir(mnt)
         ok, err = mount_tmpfs(mnt)

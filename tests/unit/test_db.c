@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[] = "/tmp/perflog-test-db-XXXXXX";
@@ -431,6 +432,113 @@ static void test_size_cap(void)
     db_close(d);
 }
 
+static int64_t wal_size(const char *path)
+{
+    char wal[300];
+    struct stat sb;
+
+    snprintf(wal, sizeof(wal), "%s-wal", path);
+    return stat(wal, &sb) == 0 ? (int64_t)sb.st_size : 0;
+}
+
+/* db_checkpoint empties the WAL; a reader that holds an older snapshot makes it -EBUSY (nothing
+ * is lost, the reader still sees its snapshot), and once the reader is done it succeeds. */
+static void test_checkpoint(void)
+{
+    char path[256], err[512];
+    struct tick *t[10];
+    unsigned seed = 3;
+    sqlite3 *other;
+    sqlite3_stmt *st;
+    struct db *d;
+
+    path_in_dir(path, sizeof(path), "ckpt.db");
+    CHECK_INT(db_open(path, "h", &d, err, sizeof(err)), 0);
+    for (int i = 0; i < 10; i++)
+        t[i] = mk_tick(1795974000000LL + i * 1000, 1000, &seed, 0);
+    CHECK_INT(db_write_ticks(d, t, 5), 0);
+    CHECK(wal_size(path) > 0);
+    CHECK_INT(db_checkpoint(d), 0);
+    CHECK_INT(wal_size(path), 0);
+
+    /* a reader in the middle of a read, then a commit after its snapshot */
+    CHECK_INT(db_write_ticks(d, t + 5, 1), 0);
+    CHECK_INT(sqlite3_open_v2(path, &other, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    CHECK_INT(sqlite3_prepare_v2(other, "SELECT t_ms FROM ticks", -1, &st, NULL), SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_INT(db_write_ticks(d, t + 6, 4), 0);
+    CHECK_INT(db_checkpoint(d), -EBUSY);
+    CHECK(wal_size(path) > 0);
+    sqlite3_finalize(st);
+    CHECK_INT(db_checkpoint(d), 0);
+    CHECK_INT(wal_size(path), 0);
+    CHECK_INT(sqlite3_prepare_v2(other, "SELECT count(*) FROM ticks", -1, &st, NULL), SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_INT(sqlite3_column_int(st, 0), 10);
+    sqlite3_finalize(st);
+    sqlite3_close(other);
+    db_close(d);
+    for (int i = 0; i < 10; i++)
+        tick_free(t[i]);
+}
+
+/* Under a cap of 3 MiB the WAL's budget is 384 KiB: three hours of ticks written two a
+ * transaction, as the writer does, with maintenance and a checkpoint every 30 ticks, and the WAL
+ * never grows past it (before the budget it grew to SQLite's default autocheckpoint of 1000
+ * pages, 4 MB), while the cap prunes the oldest ticks; the cap, with the WAL's budget counted,
+ * holds. */
+static void test_wal_budget(void)
+{
+    struct db_retention cap = {7, 90, 1825, 3 * 1024 * 1024};
+    const int64_t t0 = 1795968000000LL, n = 3 * 3600, budget = 384 * 1024;
+    char path[256], err[512];
+    int64_t peak = 0, w;
+    struct tick *pair[2];
+    struct db_size sz;
+    unsigned seed = 11;
+    sqlite3_stmt *st;
+    sqlite3 *conn;
+    struct db *d;
+
+    path_in_dir(path, sizeof(path), "walbudget.db");
+    CHECK_INT(db_open(path, "h", &d, err, sizeof(err)), 0);
+    CHECK(db_maintain(d, t0, &cap) >= 0);
+    CHECK_INT(db_checkpoint(d), 0); /* the schema's own pages: once per database */
+    for (int64_t i = 0; i < n; i += 2) {
+        for (int k = 0; k < 2; k++)
+            pair[k] = mk_tick(t0 + (i + k) * 1000, 1000, &seed, 0);
+        CHECK_INT(db_write_ticks(d, pair, 2), 0);
+        for (int k = 0; k < 2; k++)
+            tick_free(pair[k]);
+        if ((i + 2) % 30 == 0) {
+            int more, guard = 0;
+
+            do
+                more = db_maintain(d, t0 + (i + 2) * 1000, &cap);
+            while (more > 0 && ++guard < 100);
+            CHECK(more >= 0);
+            CHECK_INT(db_checkpoint(d), 0);
+        }
+        w = wal_size(path);
+        peak = w > peak ? w : peak;
+    }
+    db_size_get(d, &sz);
+    fprintf(stderr, "WAL budget: peak WAL %lld bytes for a 3 MiB cap; used %lld, file %lld\n",
+            (long long)peak, (long long)sz.used_bytes, (long long)sz.file_bytes);
+    CHECK(peak > 0);
+    CHECK(peak <= budget);
+    CHECK(sz.used_bytes + budget <= cap.max_bytes);
+    CHECK(sz.file_bytes <= cap.max_bytes);
+    CHECK_INT(sz.over_cap, 0);
+    db_close(d);
+    CHECK_INT(sqlite3_open_v2(path, &conn, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    CHECK_INT(sqlite3_prepare_v2(conn, "SELECT min(t_ms) FROM ticks", -1, &st, NULL), SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK(sqlite3_column_int64(st, 0) > t0); /* the cap was reached: the oldest went */
+    sqlite3_finalize(st);
+    sqlite3_close(conn);
+}
+
 int main(void)
 {
     char cmd[300];
@@ -445,6 +553,8 @@ int main(void)
     test_versions();
     test_old_version_fixture();
     test_size_cap();
+    test_checkpoint();
+    test_wal_budget();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);

@@ -150,6 +150,12 @@ def test_console(w, work):
         r = w.run(os.path.join(BIN, "perflog.exe"), "--server", url, "status")
         check(r.returncode == 0 and r.stdout.strip() != "",
               f"perflog.exe status answers (exit {r.returncode}: {r.stdout.strip()[:80]!r})")
+        # one daemon per database: a second one on the same file exits 1 and names the first
+        r = w.run(os.path.join(BIN, "perflogd.exe"), "--db", winpath(db), "--listen",
+                  f"127.0.0.1:{free_port()}", timeout=60)
+        check(r.returncode == 1 and "database in use by perflogd pid " in r.stdout + r.stderr,
+              f"a second perflogd.exe on the same database exits 1 with the first one's pid "
+              f"(exit {r.returncode}: {(r.stdout + r.stderr).strip()[-160:]!r})")
         test_run(w, work, url)
 
         # Ctrl+C: wine turns SIGINT into a console Ctrl+C event; the daemon flushes and exits 0.
