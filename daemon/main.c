@@ -534,6 +534,7 @@ static int daemon_main(int argc, char **argv)
                                .auth = &api_auth_live,
                                .auth_read = cfg.auth_read,
                                .max_points = cfg.max_points,
+                               .cpu_ticks_per_s = collector_cpu_ticks_per_s(),
                                .live = live,
                                .stats = daemon_stats,
                                .stats_arg = &parts,
