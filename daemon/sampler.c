@@ -1,5 +1,5 @@
 /*
- * sampler.c - the drift-free tick loop; see sampler.h and design section 3.
+ * sampler.c - the drift-free tick loop; see sampler.h and docs/design.md §3.
  *
  * Each tick: wait on the monotonic clock until the next wall-clock grid point, read the collectors,
  * turn the reading into deltas, push the tick. The interval stored is the monotonic time since the
