@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "run.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -174,36 +175,6 @@ void run_tail_add(struct run_tail *t, const char *data, size_t len)
     }
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n) (RFC 3629: no overlongs, surrogates or values
- * above U+10FFFF), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    size_t want;
-    unsigned cp;
-
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        want = 2, cp = s[0] & 0x1F;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        want = 3, cp = s[0] & 0x0F;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        want = 4, cp = s[0] & 0x07;
-    else
-        return 0;
-    if (n < want)
-        return 0;
-    for (size_t i = 1; i < want; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    if ((want == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (want == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return want;
-}
-
 char *run_tail_text(const struct run_tail *t, size_t *len)
 {
     char *raw = malloc(t->len + 1);
@@ -223,7 +194,7 @@ char *run_tail_text(const struct run_tail *t, size_t *len)
          * escape in the JSON body; they carry nothing a parser of tool output needs. */
         size_t n = ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r'
                        ? 0
-                       : utf8_seq((const unsigned char *)raw + i, t->len - i);
+                       : utf8_seq_len((const unsigned char *)raw + i, t->len - i);
 
         if (n == 0) {
             raw[o++] = '?';
