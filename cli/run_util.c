@@ -3,6 +3,7 @@
  * ring buffer keeping the tail of the tool's output, /proc/PID/io parsing and the live line.
  */
 #include "cli.h"
+#include "pid_io.h"
 #include "run.h"
 #include "utf8.h"
 
@@ -221,43 +222,17 @@ void run_tail_free(struct run_tail *t)
 
 int run_parse_io(const char *buf, size_t len, struct run_io *out)
 {
-    static const char *const names[] = {"rchar", "wchar", "read_bytes", "write_bytes"};
-    uint64_t v[4];
-    unsigned seen = 0;
-    const char *p = buf, *end = buf + len;
+    const unsigned want = 1u << PID_IO_RCHAR | 1u << PID_IO_WCHAR | 1u << PID_IO_READ_BYTES |
+                          1u << PID_IO_WRITE_BYTES;
+    struct pid_io io;
 
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end, *colon = memchr(p, ':', (size_t)(le - p));
-
-        for (int i = 0; colon && i < 4; i++) {
-            size_t nlen = strlen(names[i]);
-            const char *q = colon + 1;
-            uint64_t x = 0;
-            int digits = 0;
-
-            if ((size_t)(colon - p) != nlen || memcmp(p, names[i], nlen) != 0)
-                continue;
-            while (q < le && *q == ' ')
-                q++;
-            for (; q < le && *q >= '0' && *q <= '9'; q++, digits++) {
-                if (x > (UINT64_MAX - (uint64_t)(*q - '0')) / 10)
-                    return -EINVAL;
-                x = x * 10 + (uint64_t)(*q - '0');
-            }
-            if (!digits || q != le)
-                return -EINVAL;
-            v[i] = x;
-            seen |= 1u << i;
-        }
-        p = le + 1;
-    }
-    if (seen != 0xF)
+    pid_io_parse(buf, len, &io);
+    if (io.bad_lines || (io.present & want) != want)
         return -EINVAL;
-    out->rchar = v[0];
-    out->wchar = v[1];
-    out->read_bytes = v[2];
-    out->write_bytes = v[3];
+    out->rchar = io.v[PID_IO_RCHAR];
+    out->wchar = io.v[PID_IO_WCHAR];
+    out->read_bytes = io.v[PID_IO_READ_BYTES];
+    out->write_bytes = io.v[PID_IO_WRITE_BYTES];
     return 0;
 }
 
