@@ -36,4 +36,14 @@ struct collector_proc_root {
 
 #define COLLECTOR_MAX_ROOTS 64
 
+/*
+ * The one deep copy of a configuration: *dst (overwritten) gets its own copy of the root and of
+ * every list, at most COLLECTOR_MAX_GLOBS entries each, so it outlives `src` (a reload frees the
+ * config it came from). Returns 0, or -ENOMEM with *dst empty. Free with collector_config_free.
+ */
+int collector_config_copy(struct collector_config *dst, const struct collector_config *src);
+
+/* Free what collector_config_copy made and empty *c. Only for such a copy; accepts NULL. */
+void collector_config_free(struct collector_config *c);
+
 #endif
