@@ -4,6 +4,7 @@
 #include "collector_config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,41 +16,47 @@ static char *dup_str(const char *s)
     return d ? memcpy(d, s, n) : NULL;
 }
 
-/* Copy n strings into dst, counting them in *ndst as they are made, so that a failure leaves what
- * was copied for collector_config_free. 0 or -ENOMEM. */
-static int copy_list(const char **dst, size_t *ndst, const char *const *src, size_t n)
-{
-    if (n > COLLECTOR_MAX_GLOBS)
-        n = COLLECTOR_MAX_GLOBS;
-    for (*ndst = 0; *ndst < n; (*ndst)++)
-        if (!(dst[*ndst] = dup_str(src[*ndst])))
-            return -ENOMEM;
-    return 0;
-}
+/* Where the lists of a collector_config and their counts are, so that copy and free walk them
+ * all in one loop and a list added to the struct is one row here. */
+static const struct {
+    size_t list, n;
+} lists[] = {
+#define LIST(name)                                                                                 \
+    {                                                                                              \
+        offsetof(struct collector_config, name), offsetof(struct collector_config, n_##name)       \
+    }
+    LIST(disk_include), LIST(disk_exclude), LIST(net_include),
+    LIST(net_exclude),  LIST(pdh_counters),
+#undef LIST
+};
 
-static void free_list(const char **list, size_t *n)
+#define NLISTS (sizeof(lists) / sizeof(lists[0]))
+
+static const char **list_of(const struct collector_config *c, size_t k, size_t **n)
 {
-    for (size_t i = 0; i < *n; i++)
-        free((char *)list[i]);
-    *n = 0;
+    char *base = (char *)c; /* the caller's constness: src is only read */
+
+    *n = (size_t *)(base + lists[k].n);
+    return (const char **)(base + lists[k].list);
 }
 
 int collector_config_copy(struct collector_config *dst, const struct collector_config *src)
 {
     memset(dst, 0, sizeof(*dst));
-    if ((src->root && !(dst->root = dup_str(src->root))) ||
-        copy_list(dst->disk_include, &dst->n_disk_include, src->disk_include, src->n_disk_include) <
-            0 ||
-        copy_list(dst->disk_exclude, &dst->n_disk_exclude, src->disk_exclude, src->n_disk_exclude) <
-            0 ||
-        copy_list(dst->net_include, &dst->n_net_include, src->net_include, src->n_net_include) <
-            0 ||
-        copy_list(dst->net_exclude, &dst->n_net_exclude, src->net_exclude, src->n_net_exclude) <
-            0 ||
-        copy_list(dst->pdh_counters, &dst->n_pdh_counters, src->pdh_counters, src->n_pdh_counters) <
-            0) {
-        collector_config_free(dst);
+    if (src->root && !(dst->root = dup_str(src->root)))
         return -ENOMEM;
+    for (size_t k = 0; k < NLISTS; k++) {
+        size_t *nsrc, *ndst, n;
+        const char *const *from = list_of(src, k, &nsrc);
+        const char **to = list_of(dst, k, &ndst);
+
+        n = *nsrc < COLLECTOR_MAX_GLOBS ? *nsrc : COLLECTOR_MAX_GLOBS;
+        /* Counted as they are made, so a failure leaves what was copied to the free below. */
+        for (*ndst = 0; *ndst < n; (*ndst)++)
+            if (!(to[*ndst] = dup_str(from[*ndst]))) {
+                collector_config_free(dst);
+                return -ENOMEM;
+            }
     }
     return 0;
 }
@@ -59,10 +66,12 @@ void collector_config_free(struct collector_config *c)
     if (!c)
         return;
     free((char *)c->root);
-    free_list(c->disk_include, &c->n_disk_include);
-    free_list(c->disk_exclude, &c->n_disk_exclude);
-    free_list(c->net_include, &c->n_net_include);
-    free_list(c->net_exclude, &c->n_net_exclude);
-    free_list(c->pdh_counters, &c->n_pdh_counters);
+    for (size_t k = 0; k < NLISTS; k++) {
+        size_t *n;
+        const char **list = list_of(c, k, &n);
+
+        for (size_t i = 0; i < *n; i++)
+            free((char *)list[i]);
+    }
     memset(c, 0, sizeof(*c));
 }
