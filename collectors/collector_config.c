@@ -40,6 +40,21 @@ static const char **list_of(const struct collector_config *c, size_t k, size_t *
     return (const char **)(base + lists[k].list);
 }
 
+void collector_config_free(struct collector_config *c)
+{
+    if (!c)
+        return;
+    free((char *)c->root);
+    for (size_t k = 0; k < NLISTS; k++) {
+        size_t *n;
+        const char **list = list_of(c, k, &n);
+
+        for (size_t i = 0; i < *n; i++)
+            free((char *)list[i]);
+    }
+    memset(c, 0, sizeof(*c));
+}
+
 int collector_config_copy(struct collector_config *dst, const struct collector_config *src)
 {
     memset(dst, 0, sizeof(*dst));
@@ -59,19 +74,4 @@ int collector_config_copy(struct collector_config *dst, const struct collector_c
             }
     }
     return 0;
-}
-
-void collector_config_free(struct collector_config *c)
-{
-    if (!c)
-        return;
-    free((char *)c->root);
-    for (size_t k = 0; k < NLISTS; k++) {
-        size_t *n;
-        const char **list = list_of(c, k, &n);
-
-        for (size_t i = 0; i < *n; i++)
-            free((char *)list[i]);
-    }
-    memset(c, 0, sizeof(*c));
 }
