@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PDH-CSV export figures (issue 5): GET /api/v1/export of one day of 1 s data for 50 counters
+# PDH-CSV export figures: GET /api/v1/export of one day of 1 s data for 50 counters
 # (86 400 rows x 50 = 4.32 M values) streamed to /dev/null by curl, while perflogd's resident memory
 # is sampled; then the same for one hour, to show that memory does not grow with the range. See
 # bench/README.md.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HTTP API figures (issue 3): throughput and latency of /api/v1/latest, /api/v1/data and /metrics
+# HTTP API figures: throughput and latency of /api/v1/latest, /api/v1/data and /metrics
 # under wrk, an export-sized read, prometheus-node-exporter's /metrics as a peer in the same run, and
 # the sampler's timing while the API is loaded (from the ticks table). See bench/README.md.
 #

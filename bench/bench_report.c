@@ -1,5 +1,5 @@
 /*
- * bench_report.c - how long a run's report takes to compute (issue 4: <= 200 ms from end to
+ * bench_report.c - how long a run's report takes to compute (<= 200 ms from end to
  * report for a 10-minute run).
  *
  * Reads a counter log written by bench_seed (which has this VM's shape: 3 CPUs rows, 3 disks,

@@ -1,5 +1,5 @@
 /*
- * bench_track.c - the cost per tick of following a run's processes (issue 4: <= 2 ms per tick
+ * bench_track.c - the cost per tick of following a run's processes (<= 2 ms per tick
  * with a 200-process tree under a run).
  *
  * Builds a real tree under this process: CHILDREN children with GRANDCHILDREN children each

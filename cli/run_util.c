@@ -4,7 +4,9 @@
  */
 #include "cli.h"
 #include "peer_url.h"
+#include "pid_io.h"
 #include "run.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -175,36 +177,6 @@ void run_tail_add(struct run_tail *t, const char *data, size_t len)
     }
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n) (RFC 3629: no overlongs, surrogates or values
- * above U+10FFFF), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    size_t want;
-    unsigned cp;
-
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        want = 2, cp = s[0] & 0x1F;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        want = 3, cp = s[0] & 0x0F;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        want = 4, cp = s[0] & 0x07;
-    else
-        return 0;
-    if (n < want)
-        return 0;
-    for (size_t i = 1; i < want; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3F);
-    }
-    if ((want == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (want == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return want;
-}
-
 char *run_tail_text(const struct run_tail *t, size_t *len)
 {
     char *raw = malloc(t->len + 1);
@@ -224,7 +196,7 @@ char *run_tail_text(const struct run_tail *t, size_t *len)
          * escape in the JSON body; they carry nothing a parser of tool output needs. */
         size_t n = ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r'
                        ? 0
-                       : utf8_seq((const unsigned char *)raw + i, t->len - i);
+                       : utf8_seq_len((const unsigned char *)raw + i, t->len - i);
 
         if (n == 0) {
             raw[o++] = '?';
@@ -251,43 +223,17 @@ void run_tail_free(struct run_tail *t)
 
 int run_parse_io(const char *buf, size_t len, struct run_io *out)
 {
-    static const char *const names[] = {"rchar", "wchar", "read_bytes", "write_bytes"};
-    uint64_t v[4];
-    unsigned seen = 0;
-    const char *p = buf, *end = buf + len;
+    const unsigned want = 1u << PID_IO_RCHAR | 1u << PID_IO_WCHAR | 1u << PID_IO_READ_BYTES |
+                          1u << PID_IO_WRITE_BYTES;
+    struct pid_io io;
 
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end, *colon = memchr(p, ':', (size_t)(le - p));
-
-        for (int i = 0; colon && i < 4; i++) {
-            size_t nlen = strlen(names[i]);
-            const char *q = colon + 1;
-            uint64_t x = 0;
-            int digits = 0;
-
-            if ((size_t)(colon - p) != nlen || memcmp(p, names[i], nlen) != 0)
-                continue;
-            while (q < le && *q == ' ')
-                q++;
-            for (; q < le && *q >= '0' && *q <= '9'; q++, digits++) {
-                if (x > (UINT64_MAX - (uint64_t)(*q - '0')) / 10)
-                    return -EINVAL;
-                x = x * 10 + (uint64_t)(*q - '0');
-            }
-            if (!digits || q != le)
-                return -EINVAL;
-            v[i] = x;
-            seen |= 1u << i;
-        }
-        p = le + 1;
-    }
-    if (seen != 0xF)
+    pid_io_parse(buf, len, &io);
+    if (io.bad_lines || (io.present & want) != want)
         return -EINVAL;
-    out->rchar = v[0];
-    out->wchar = v[1];
-    out->read_bytes = v[2];
-    out->write_bytes = v[3];
+    out->rchar = io.v[PID_IO_RCHAR];
+    out->wchar = io.v[PID_IO_WCHAR];
+    out->read_bytes = io.v[PID_IO_READ_BYTES];
+    out->write_bytes = io.v[PID_IO_WRITE_BYTES];
     return 0;
 }
 

@@ -8,29 +8,11 @@
 #ifndef PERFLOG_COLLECTOR_H
 #define PERFLOG_COLLECTOR_H
 
+#include "collector_config.h"
 #include "sample.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define COLLECTOR_MAX_GLOBS 32
-
-struct collector_config {
-    const char *root; /* prefix for /proc and /sys, "/" in production, a fixture tree in tests */
-    /* fnmatch(3) globs on device and interface names; an empty include list includes all */
-    const char *disk_include[COLLECTOR_MAX_GLOBS];
-    size_t n_disk_include;
-    const char *disk_exclude[COLLECTOR_MAX_GLOBS];
-    size_t n_disk_exclude;
-    const char *net_include[COLLECTOR_MAX_GLOBS];
-    size_t n_net_include;
-    const char *net_exclude[COLLECTOR_MAX_GLOBS];
-    size_t n_net_exclude;
-    /* Extra counter paths to log, as typeperf -cf lists them ("\\LogicalDisk(C:)\\% Free Space").
-     * PDH paths: the Windows collector reads them; the Linux one has no use for them. */
-    const char *pdh_counters[COLLECTOR_MAX_GLOBS];
-    size_t n_pdh_counters;
-};
 
 struct collector;
 
@@ -46,14 +28,6 @@ struct collector *collector_new(const struct collector_config *cfg);
 int collector_collect(struct collector *c, struct raw_sample *out);
 
 void collector_free(struct collector *c); /* accepts NULL */
-
-/* A process to follow with all its descendants: a run's pid, and when the run started. */
-struct collector_proc_root {
-    int pid;
-    int64_t since_wall_ms; /* descendants started after this count their I/O from zero */
-};
-
-#define COLLECTOR_MAX_ROOTS 64
 
 /*
  * Follow these processes (at most COLLECTOR_MAX_ROOTS; the rest are ignored) and every process

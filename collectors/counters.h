@@ -6,7 +6,7 @@
  * raw fields (cumulative ones as per-tick deltas, gauges as they are) and renders each counter's
  * formula to SQL for the counter_values view; the C side evaluates the same formula with
  * counter_eval(). Both do the same floating-point operations in the same order, so the view and the
- * API return bit-identical numbers. Paths and semantics follow ../shared/design.md section 2.
+ * API return bit-identical numbers. Paths and semantics follow docs/design.md §2.
  */
 #ifndef PERFLOG_COUNTERS_H
 #define PERFLOG_COUNTERS_H

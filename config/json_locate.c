@@ -8,6 +8,8 @@
  */
 #include "json_locate.h"
 
+#include "utf8.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -541,52 +543,14 @@ void cfg_json_position(const char *buf, size_t len, size_t offset, int *line, in
     *col = lx.col;
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at s (avail bytes left), or 0. Valid second bytes are
- * narrowed for E0, ED, F0 and F4 to exclude overlong forms, surrogates and code points past
- * U+10FFFF (The Unicode Standard, table 3-7).
- */
-static size_t utf8_sequence(const unsigned char *s, size_t avail)
-{
-    unsigned c = s[0], lo = 0x80, hi = 0xBF;
-    size_t n;
-
-    if (c >= 0x01 && c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4;
-    else
-        return 0; /* NUL, a stray continuation byte, C0, C1 or F5..FF */
-    if (c == 0xE0)
-        lo = 0xA0;
-    else if (c == 0xED)
-        hi = 0x9F;
-    else if (c == 0xF0)
-        lo = 0x90;
-    else if (c == 0xF4)
-        hi = 0x8F;
-    if (avail < n || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t k = 2; k < n; k++)
-        if ((s[k] & 0xC0) != 0x80)
-            return 0;
-    return n;
-}
-
 int cfg_json_check_utf8(const char *buf, size_t len, size_t *bad)
 {
-    const unsigned char *s = (const unsigned char *)buf;
+    /* A NUL byte is well-formed UTF-8, but no JSON text holds one raw. */
+    const char *nul = memchr(buf, '\0', len);
+    size_t i = utf8_first_bad(buf, nul ? (size_t)(nul - buf) : len);
 
-    for (size_t i = 0, n; i < len; i += n) {
-        n = utf8_sequence(s + i, len - i);
-        if (n == 0) {
-            *bad = i;
-            return -1;
-        }
-    }
-    return 0;
+    if (i == len)
+        return 0;
+    *bad = i;
+    return -1;
 }

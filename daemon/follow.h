@@ -10,7 +10,7 @@
 #ifndef PERFLOG_FOLLOW_H
 #define PERFLOG_FOLLOW_H
 
-#include "collector.h"
+#include "collector_config.h"
 
 #include <stddef.h>
 #include <stdint.h>

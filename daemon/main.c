@@ -578,6 +578,7 @@ static int daemon_main(int argc, char **argv)
         publish_auth(&cfg);
         env = (struct api_env){.host = host,
                                .version = PERFLOG_VERSION,
+                               .cpu_ticks_per_s = collector_cpu_ticks_per_s(),
                                .db_path = api_db,
                                .interval_ms = cfg.interval_ms,
                                .start_wall_ms = clock_wall_ns() / 1000000,

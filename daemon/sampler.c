@@ -1,5 +1,5 @@
 /*
- * sampler.c - the drift-free tick loop; see sampler.h and design section 3.
+ * sampler.c - the drift-free tick loop; see sampler.h and docs/design.md §3.
  *
  * Each tick: wait on the monotonic clock until the next wall-clock grid point, read the collectors,
  * turn the reading into deltas, push the tick. The interval stored is the monotonic time since the
@@ -24,11 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A deep copy of sampler_settings: the glob strings live in `strings`. */
+/* A deep copy of sampler_settings: `s.collect` is a collector_config_copy, every list included
+ * (the pdh_counters too: they must outlive the config a reload frees). */
 struct owned_settings {
     struct sampler_settings s;
-    char *strings[4 * COLLECTOR_MAX_GLOBS + 1];
-    size_t nstrings;
 };
 
 struct sampler {
@@ -63,44 +62,25 @@ static void owned_free(struct owned_settings *o)
 {
     if (!o)
         return;
-    for (size_t i = 0; i < o->nstrings; i++)
-        free(o->strings[i]);
+    collector_config_free(&o->s.collect);
     free(o);
-}
-
-static int copy_globs(struct owned_settings *o, const char *const *src, size_t n, const char **dst)
-{
-    for (size_t i = 0; i < n && i < COLLECTOR_MAX_GLOBS; i++) {
-        char *s = strdup(src[i]);
-        if (!s)
-            return -1;
-        o->strings[o->nstrings++] = s;
-        dst[i] = s;
-    }
-    return 0;
 }
 
 static struct owned_settings *owned_copy(const struct sampler_settings *s)
 {
     struct owned_settings *o = calloc(1, sizeof(*o));
-    struct collector_config *c;
+    struct collector_config c = s->collect;
 
     if (!o)
         return NULL;
     o->s = *s;
-    c = &o->s.collect;
-    if (!(o->strings[o->nstrings++] = strdup(s->collect.root ? s->collect.root : "/")))
-        goto fail;
-    c->root = o->strings[0];
-    if (copy_globs(o, s->collect.disk_include, s->collect.n_disk_include, c->disk_include) < 0 ||
-        copy_globs(o, s->collect.disk_exclude, s->collect.n_disk_exclude, c->disk_exclude) < 0 ||
-        copy_globs(o, s->collect.net_include, s->collect.n_net_include, c->net_include) < 0 ||
-        copy_globs(o, s->collect.net_exclude, s->collect.n_net_exclude, c->net_exclude) < 0)
-        goto fail;
+    if (!c.root)
+        c.root = "/";
+    if (collector_config_copy(&o->s.collect, &c) < 0) {
+        free(o);
+        return NULL;
+    }
     return o;
-fail:
-    owned_free(o);
-    return NULL;
 }
 
 /* Take pending settings, if any. Sampler thread. */

@@ -1,5 +1,5 @@
 /*
- * runs_db.h - the `runs` table (copy runs, design section 5 and docs/schema.md) through its own
+ * runs_db.h - the `runs` table (copy runs, docs/design.md §5 and docs/schema.md) through its own
  * writable SQLite connection on the daemon's database file.
  *
  * The counter writer owns the other writable connection; both are short transactions in WAL mode,

@@ -2,6 +2,7 @@
  * api.c - routing, authentication and errors of the HTTP API; see api.h.
  */
 #include "api_internal.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -254,37 +255,13 @@ int api_reply(struct api_response *out, struct sbuf *b, const char *content_type
     return 0;
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629: no overlongs, no surrogates). */
-static size_t utf8_len(const unsigned char *s)
-{
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        return (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
-            return 0;
-        if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F))
-            return 0;
-        return 3;
-    }
-    if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
-            return 0;
-        if ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] > 0x8F))
-            return 0;
-        return 4;
-    }
-    return 0;
-}
-
 void api_json_str(struct sbuf *b, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s, *run = p;
+    const unsigned char *p = (const unsigned char *)s, *run = p, *end = p + strlen(s);
 
     sbuf_append(b, "\"", 1);
     while (*p) {
-        size_t n = utf8_len(p);
+        size_t n = utf8_seq_len(p, (size_t)(end - p));
 
         if (n && *p != '"' && *p != '\\' && *p >= 0x20) {
             p += n; /* part of a run copied as it is */

@@ -73,6 +73,10 @@ struct api_auth {
  * token settings `auth` points to. */
 struct api_env {
     const char *host, *version, *db_path;
+    /* The unit of the Processor object's cumulative fields, from the collector the daemon runs
+     * (collector_cpu_ticks_per_s); <= 0: /metrics leaves perflog_cpu_seconds_total out. Given,
+     * not asked for, so that the HTTP side does not depend on a platform's collector. */
+    long cpu_ticks_per_s;
     int64_t interval_ms;
     int64_t start_wall_ms;
     const char *auth_token; /* NULL or "": no authentication (when `auth` is NULL) */

@@ -2,7 +2,6 @@
  * api_read.c - the small GET handlers: health, counters, latest and /metrics.
  */
 #include "api_internal.h"
-#include "collector.h"
 #include "metrics.h"
 #include "series.h"
 #include "timeparse.h"
@@ -282,7 +281,7 @@ int api_metrics(const struct api_env *env, struct reader *rd, const struct query
     get_stats(env, &st);
     self.version = env->version;
     self.host = env->host;
-    self.clk_tck = collector_cpu_ticks_per_s();
+    self.clk_tck = env->cpu_ticks_per_s;
     self.ticks = st.ticks;
     self.missed = st.missed;
     self.dropped = st.dropped;

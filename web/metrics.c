@@ -14,6 +14,8 @@
  */
 #include "metrics.h"
 
+#include "utf8.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -256,41 +258,6 @@ static void fmt_scaled(char *buf, size_t cap, int neg, uint64_t mag, uint64_t mu
 }
 
 /*
- * Length of the well-formed UTF-8 sequence at p[0..n) (RFC 3629: no overlongs, no surrogates,
- * nothing past U+10FFFF), or 0 when it is not one.
- */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-    unsigned char lo = 0x80, hi = 0xBF;
-    size_t len;
-
-    if (p[0] < 0x80)
-        return 1;
-    if (p[0] >= 0xC2 && p[0] <= 0xDF)
-        len = 2;
-    else if (p[0] >= 0xE0 && p[0] <= 0xEF)
-        len = 3;
-    else if (p[0] >= 0xF0 && p[0] <= 0xF4)
-        len = 4;
-    else
-        return 0;
-    if (p[0] == 0xE0)
-        lo = 0xA0;
-    else if (p[0] == 0xED)
-        hi = 0x9F;
-    else if (p[0] == 0xF0)
-        lo = 0x90;
-    else if (p[0] == 0xF4)
-        hi = 0x8F;
-    if (n < len || p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < len; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return len;
-}
-
-/*
  * Append s[0..len) escaped for a HELP line (\\ and \n) or, with `quote`, for a label value (also
  * \"). Prometheus rejects invalid UTF-8, and interface names are arbitrary bytes, so a byte that
  * starts no well-formed sequence becomes U+FFFD.
@@ -302,7 +269,7 @@ static void put_escaped(struct sbuf *b, const char *s, size_t len, int quote)
 
     while (i < len) {
         const char *esc = NULL;
-        size_t n = utf8_len(p + i, len - i);
+        size_t n = utf8_seq_len(p + i, len - i);
 
         if (n == 0)
             esc = "\xEF\xBF\xBD";

@@ -51,7 +51,7 @@ struct source_state {
 
 struct collector {
     char *root;                  /* without a trailing '/': "" for "/" */
-    struct collector_config cfg; /* the globs point to copies owned here; cfg.root is unused */
+    struct collector_config cfg; /* a collector_config_copy; root is used as trimmed below */
     long page_size;
     int64_t now_ms; /* monotonic time of the collect in progress */
     int64_t sysfs_period_ms;
@@ -467,43 +467,6 @@ void collector_set_sysfs_period(struct collector *c, int64_t period_ms)
     c->sysfs_period_ms = period_ms < 0 ? 0 : period_ms;
 }
 
-/* Copy n globs into dst; returns 0 or -1 on out of memory (what was copied is freed later). */
-static int copy_globs(const char **dst, size_t *ndst, const char *const *src, size_t n)
-{
-    if (n > COLLECTOR_MAX_GLOBS)
-        n = COLLECTOR_MAX_GLOBS;
-    for (*ndst = 0; *ndst < n; (*ndst)++)
-        if (!(dst[*ndst] = strdup(src[*ndst])))
-            return -1;
-    return 0;
-}
-
-/* Copy the globs of `src` into `dst` (zeroed). Returns 0 or -1 (free with free_config). */
-static int copy_config(struct collector_config *dst, const struct collector_config *src)
-{
-    if (copy_globs(dst->disk_include, &dst->n_disk_include, src->disk_include,
-                   src->n_disk_include) < 0 ||
-        copy_globs(dst->disk_exclude, &dst->n_disk_exclude, src->disk_exclude,
-                   src->n_disk_exclude) < 0 ||
-        copy_globs(dst->net_include, &dst->n_net_include, src->net_include, src->n_net_include) < 0)
-        return -1;
-    return copy_globs(dst->net_exclude, &dst->n_net_exclude, src->net_exclude, src->n_net_exclude);
-}
-
-static void free_globs(const char **globs, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free((char *)globs[i]);
-}
-
-static void free_config(struct collector_config *k)
-{
-    free_globs(k->disk_include, k->n_disk_include);
-    free_globs(k->disk_exclude, k->n_disk_exclude);
-    free_globs(k->net_include, k->n_net_include);
-    free_globs(k->net_exclude, k->n_net_exclude);
-}
-
 /* Keep the root without trailing slashes, so that "/" + "/proc/stat" is "/proc/stat". */
 static char *root_copy(const char *root)
 {
@@ -534,7 +497,7 @@ struct collector *collector_new(const struct collector_config *cfg)
     c->root = root_copy(cfg->root);
     c->disks = dev_cache_new();
     c->nets = dev_cache_new();
-    if (!c->root || !c->disks || !c->nets || copy_config(&c->cfg, cfg) < 0) {
+    if (!c->root || !c->disks || !c->nets || collector_config_copy(&c->cfg, cfg) < 0) {
         collector_free(c);
         return NULL;
     }
@@ -557,7 +520,7 @@ void collector_free(struct collector *c)
     for (size_t i = 0; i < NSOURCES; i++)
         if (c->src[i].fd >= 0)
             close(c->src[i].fd);
-    free_config(&c->cfg);
+    collector_config_free(&c->cfg);
     dev_cache_free(c->disks);
     dev_cache_free(c->nets);
     proc_tracker_free(c->procs);

@@ -4,6 +4,7 @@
  */
 #include "linux_parse.h"
 #include "linux_scan.h"
+#include "pid_io.h"
 
 #include <errno.h>
 #include <string.h>
@@ -56,43 +57,27 @@ int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out)
     return 0;
 }
 
-struct io_key {
-    const char *key;
-    enum proc_field field;
+/* The field of the Process object each key of /proc/PID/io fills (pid_io.h's order). */
+static const enum proc_field io_fields[PID_IO_COUNT] = {
+    [PID_IO_RCHAR] = PROC_RCHAR,           [PID_IO_WCHAR] = PROC_WCHAR,
+    [PID_IO_SYSCR] = PROC_SYSCR,           [PID_IO_SYSCW] = PROC_SYSCW,
+    [PID_IO_READ_BYTES] = PROC_READ_BYTES, [PID_IO_WRITE_BYTES] = PROC_WRITE_BYTES,
 };
 
-static const struct io_key io_keys[] = {
-    {"rchar", PROC_RCHAR}, {"wchar", PROC_WCHAR},           {"syscr", PROC_SYSCR},
-    {"syscw", PROC_SYSCW}, {"read_bytes", PROC_READ_BYTES}, {"write_bytes", PROC_WRITE_BYTES},
-};
-
-/* io is "key: value" lines; cancelled_write_bytes is not wanted (see the counter table). */
 int parse_pid_io(const char *buf, size_t len, struct raw_row *row, struct parse_status *st)
 {
-    const char *p = buf, *end = buf + len;
-    size_t lineno = 0;
+    struct pid_io io;
 
-    while (p < end) {
-        const char *eol = scan_eol(p, end), *colon = memchr(p, ':', (size_t)(eol - p));
-
-        lineno++;
-        for (size_t i = 0; colon && i < sizeof(io_keys) / sizeof(io_keys[0]); i++) {
-            size_t kn = strlen(io_keys[i].key);
-            uint64_t v;
-
-            if ((size_t)(colon - p) != kn || memcmp(p, io_keys[i].key, kn) != 0)
-                continue;
-            if (!scan_u64(scan_blanks(colon + 1, eol), eol, &v)) {
-                st->bad_lines++;
-                if (!st->first_bad)
-                    st->first_bad = lineno;
-                break;
-            }
-            row->v[io_keys[i].field] = v;
-            row->present |= 1ull << io_keys[i].field;
-            break;
+    pid_io_parse(buf, len, &io);
+    for (int k = 0; k < PID_IO_COUNT; k++)
+        if (io.present & 1u << k) {
+            row->v[io_fields[k]] = io.v[k];
+            row->present |= 1ull << io_fields[k];
         }
-        p = scan_next_line(eol, end);
+    if (io.bad_lines && st) {
+        if (!st->bad_lines)
+            st->first_bad = io.first_bad;
+        st->bad_lines += io.bad_lines;
     }
     return 0;
 }

@@ -404,23 +404,6 @@ int collector_collect(struct collector *c, struct raw_sample *out)
     return n ? n : st != ERROR_SUCCESS ? -EIO : -ENOENT;
 }
 
-/* Copy n strings into dst; returns 0 or -1 on out of memory (what was copied is freed later). */
-static int copy_list(const char **dst, size_t *ndst, const char *const *src, size_t n)
-{
-    if (n > COLLECTOR_MAX_GLOBS)
-        n = COLLECTOR_MAX_GLOBS;
-    for (*ndst = 0; *ndst < n; (*ndst)++)
-        if (!(dst[*ndst] = _strdup(src[*ndst])))
-            return -1;
-    return 0;
-}
-
-static void free_list(const char **list, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free((char *)list[i]);
-}
-
 struct collector *collector_new(const struct collector_config *cfg)
 {
     struct collector *c = calloc(1, sizeof(*c));
@@ -430,16 +413,7 @@ struct collector *collector_new(const struct collector_config *cfg)
     if (!c)
         return NULL;
     if (!(c->src = calloc(pdh_nsources, sizeof(*c->src))) ||
-        copy_list(c->cfg.disk_include, &c->cfg.n_disk_include, cfg->disk_include,
-                  cfg->n_disk_include) < 0 ||
-        copy_list(c->cfg.disk_exclude, &c->cfg.n_disk_exclude, cfg->disk_exclude,
-                  cfg->n_disk_exclude) < 0 ||
-        copy_list(c->cfg.net_include, &c->cfg.n_net_include, cfg->net_include, cfg->n_net_include) <
-            0 ||
-        copy_list(c->cfg.net_exclude, &c->cfg.n_net_exclude, cfg->net_exclude, cfg->n_net_exclude) <
-            0 ||
-        copy_list(c->cfg.pdh_counters, &c->cfg.n_pdh_counters, cfg->pdh_counters,
-                  cfg->n_pdh_counters) < 0 ||
+        collector_config_copy(&c->cfg, cfg) < 0 ||
         !(c->user = pdh_user_new(c->cfg.pdh_counters, c->cfg.n_pdh_counters))) {
         collector_free(c);
         return NULL;
@@ -470,11 +444,7 @@ void collector_free(struct collector *c)
     pdh_user_free(c->user);
     for (int o = 0; o < OBJ_COUNT; o++)
         free(c->rx[o]);
-    free_list(c->cfg.disk_include, c->cfg.n_disk_include);
-    free_list(c->cfg.disk_exclude, c->cfg.n_disk_exclude);
-    free_list(c->cfg.net_include, c->cfg.n_net_include);
-    free_list(c->cfg.net_exclude, c->cfg.n_net_exclude);
-    free_list(c->cfg.pdh_counters, c->cfg.n_pdh_counters);
+    collector_config_free(&c->cfg);
     free(c);
 }
 

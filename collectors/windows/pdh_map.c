@@ -68,7 +68,7 @@ const struct pdh_source pdh_sources[] = {
         1000000),
 
     /* Memory: levels in bytes or pages, as KiB; page counts of the fault and paging counters are
-     * cumulative. "\Memory\Dirty Bytes" = "\Cache\Dirty Pages" x page size (design section 2). */
+     * cumulative. "\Memory\Dirty Bytes" = "\Cache\Dirty Pages" x page size (docs/design.md §2). */
     SRC(OBJ_MEMORY, "Memory", "Available Bytes", MEM_AVAILABLE_KB, PDH_OP_FORMATTED, 1, 1024),
     SRC(OBJ_MEMORY, "Memory", "Cache Bytes", MEM_CACHED_KB, PDH_OP_FORMATTED, 1, 1024),
     SRC(OBJ_MEMORY, "Cache", "Dirty Pages", MEM_DIRTY_KB, PDH_OP_FORMATTED, PDH_MUL_PAGE, 1024),

@@ -46,7 +46,7 @@ struct pdh_source {
 #define PDH_FIELD_CPU_BUSY       (COUNTER_MAX_FIELDS + 1) /* all - idle, when nothing finer */
 #define PDH_FIELD_COUNT          (COUNTER_MAX_FIELDS + 2)
 
-/* The sources of the design's paths (design section 2), and their number. Immutable. */
+/* The sources of the design's paths (docs/design.md §2), and their number. Immutable. */
 extern const struct pdh_source pdh_sources[];
 extern const size_t pdh_nsources;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""packaging/systemd/perflogd.service is a unit systemd accepts, with the settings issue 6 asks for.
+"""packaging/systemd/perflogd.service is a unit systemd accepts, with the settings listed below.
 
   1. `systemd-analyze verify` (Debian package systemd; no systemd as PID 1 needed) exits 0 and
      prints nothing, on a copy of the unit whose ExecStart names the perflogd just built: verify

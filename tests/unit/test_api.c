@@ -217,6 +217,7 @@ static struct api_env base_env(struct live *live, struct fake_stats *fs)
                           .interval_ms = 1000,
                           .start_wall_ms = T0 - 3600000,
                           .max_points = 1000,
+                          .cpu_ticks_per_s = 100,
                           .live = live,
                           .stats = fs ? stats_cb : NULL,
                           .stats_arg = fs,

@@ -7,6 +7,7 @@
  * containing its `expected` file, and leave the struct untouched. Then overrides, file errors,
  * the listen parser, the JSON locator, and the example file and documentation kept in step.
  */
+#include "collector.h"
 #include "config.h"
 #include "json_locate.h"
 #include "log.h"

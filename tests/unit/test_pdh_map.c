@@ -181,7 +181,7 @@ static void full_row(enum object_id o, struct raw_row *row, uint64_t scale_by)
     pdh_map_finish(o, row, pseudo, pp);
 }
 
-/* Counters of design section 2 that have no Windows source: their fields stay without value. */
+/* Counters of docs/design.md §2 that have no Windows source: their fields stay without value. */
 static int linux_only(const char *counter)
 {
     return strcmp(counter, "Writeback Bytes") == 0 || strcmp(counter, "Dirtied Bytes/sec") == 0 ||

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The cross-built Windows programs under wine (issue 7): perflogd.exe starts on a temporary
+"""The cross-built Windows programs under wine: perflogd.exe starts on a temporary
 database, answers /api/v1/health to a Linux client, stores \\Processor(_Total)\\% Processor Time,
 reports each unsupported PDH path by name once and keeps running, flushes on Ctrl+C, and the
 database it wrote reads back on Linux with the stock sqlite3 shell. perflog.exe talks to it. The

@@ -1,0 +1,100 @@
+/*
+ * test_writer.c - the writer thread on a real SQLite file: every queued tick is committed, in
+ * order, whether it commits each tick or gathers them, and stopping writes what is still gathered
+ * (the daemon's flush on SIGTERM). Read back with the reader, as the API reads them.
+ */
+#include "delta.h"
+#include "queue.h"
+#include "reader.h"
+#include "testlib.h"
+#include "writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* An hour ago: inside the raw tier's retention, which the writer applies between writes. */
+static int64_t T0;
+
+static char dir[] = "/tmp/test_writer_XXXXXX";
+
+struct seen {
+    int64_t t_ms[64];
+    size_t n;
+};
+
+static int seen_cb(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms)
+{
+    struct seen *s = arg;
+
+    (void)tick;
+    (void)interval_ms;
+    if (s->n < 64)
+        s->t_ms[s->n] = t_ms;
+    s->n++;
+    return 0;
+}
+
+/* A tick of one disk at T0 + i seconds. */
+static struct tick *mk(struct delta_state *d, int i)
+{
+    struct raw_sample s = {0};
+    struct raw_row *r = raw_object_add(&s.obj[OBJ_DISK], "vda", 3);
+    struct tick *t;
+
+    r->flags = RAW_IN_TOTAL;
+    r->present = (1ull << DISK_NFIELDS) - 1;
+    r->v[DISK_RD_SECTORS] = 1000u * (unsigned)i;
+    t = delta_tick(d, &s, T0 + 1000 * i, i ? 1000 : 0, 0);
+    raw_sample_free(&s);
+    return t;
+}
+
+/* Write n ticks through a writer that commits every `commit_ms`, stop it, read them back. */
+static void run(const char *name, int64_t commit_ms, int n)
+{
+    struct writer_settings ws = {
+        .commit_interval_ms = commit_ms, .tick_interval_ms = 1000, .retention = {7, 90, 1825, 0}};
+    struct delta_state *d = delta_new();
+    struct tick_queue *q = queue_new(64);
+    struct reader *rd = NULL;
+    struct seen seen = {0};
+    char path[256], err[512];
+    struct writer *w;
+    struct db *db;
+
+    snprintf(path, sizeof(path), "%s/%s.db", dir, name);
+    CHECK_INT(db_open(path, "testhost", &db, err, sizeof(err)), 0);
+    w = writer_start(db, q, &ws, err, sizeof(err));
+    CHECK(w != NULL);
+    for (int i = 0; i < n; i++)
+        CHECK_INT(queue_push(q, mk(d, i)), 0);
+    /* Stopping writes what is queued or gathered; nothing is left over. */
+    CHECK_INT(writer_stop(w, 10000), 0);
+    CHECK_INT(reader_open(path, &rd, err, sizeof(err)), 0);
+    CHECK_INT(reader_ticks(rd, T0 - 1000, T0 + 1000 * n, seen_cb, &seen), 0);
+    CHECK_INT(seen.n, n);
+    for (size_t i = 0; i < seen.n && i < 64; i++)
+        CHECK_INT(seen.t_ms[i], T0 + 1000 * (int64_t)i);
+    reader_close(rd);
+    queue_free(q);
+    delta_free(d);
+}
+
+int main(void)
+{
+    char cmd[300];
+
+    T0 = ((int64_t)time(NULL) - 3600) * 1000;
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    run("each", 0, 20);        /* a commit per tick */
+    run("gathered", 60000, 7); /* gathered for a minute: only the stop commits them */
+    run("none", 0, 0);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return tl_done();
+}
