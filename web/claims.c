@@ -150,6 +150,17 @@ static double unit_scale(const char *u, size_t n)
     return scale;
 }
 
+/*
+ * A byte count printed as a number -> int64_t, or -1 when it is not one: llround of a value past
+ * INT64_MAX (a fuzzed "666...6B") is a domain error that returns INT64_MIN, a negative count.
+ */
+static int64_t bytes_of(double v)
+{
+    if (!(v >= 0.0) || v >= 9223372036854775807.0)
+        return -1;
+    return llround(v);
+}
+
 static void claim_init(struct tool_claim *c, const char *name)
 {
     snprintf(c->name, sizeof(c->name), "%s", name);
@@ -188,7 +199,7 @@ static const char *robocopy_size(const char *p, int64_t *out)
         e = u + 1;
     else
         scale = 1.0; /* no suffix: the next column follows */
-    *out = llround(v * scale);
+    *out = bytes_of(v * scale);
     return e;
 }
 
@@ -341,7 +352,7 @@ static int parse_dd_line(const char *s, struct tool_claim *c)
     while (sec_at > s && sec_at[-1] != ' ')
         sec_at--;
     claim_init(c, "dd");
-    c->claimed_bytes = llround(bytes);
+    c->claimed_bytes = bytes_of(bytes);
     if (parse_num(sec_at, 0, &secs))
         c->claimed_seconds = secs;
     c->claimed_bytes_per_s = rate * scale;
@@ -430,7 +441,7 @@ static long parse_rsync(const char *text, size_t len, struct tool_claim *out)
         }
         if (rsync_progress(s, &sent, &rate, &last)) {
             claim_init(out, "rsync");
-            out->claimed_bytes = llround(sent);
+            out->claimed_bytes = bytes_of(sent);
             out->claimed_bytes_per_s = rate;
             if (last && rate > 0)
                 out->claimed_seconds = sent / rate;
@@ -454,7 +465,7 @@ static long parse_rsync(const char *text, size_t len, struct tool_claim *out)
         claim_init(out, "rsync");
         out->claimed_bytes_per_s = rate;
         /* the payload: --stats' file data, else the progress lines', else what crossed the wire */
-        out->claimed_bytes = llround(transferred >= 0  ? transferred
+        out->claimed_bytes = bytes_of(transferred >= 0  ? transferred
                                      : progressed >= 0 ? progressed
                                                        : sent + recv);
         /* rsync's rate is (sent + received) / elapsed, so its elapsed time is implied */
@@ -570,7 +581,7 @@ static int fio_claim(struct fio_run *r, struct tool_claim *c)
     if (r->groups == 0)
         return 0;
     claim_init(c, "fio");
-    c->claimed_bytes = llround(r->bytes);
+    c->claimed_bytes = bytes_of(r->bytes);
     c->claimed_seconds = r->ms > 0 ? r->ms / 1000.0 : -1.0;
     if (r->groups == 1)
         c->claimed_bytes_per_s = r->bw;
@@ -918,7 +929,7 @@ static int pv_claim(const char *s, int cr, struct tool_claim *c)
     if (!pv_line(s, cr, &u))
         return 0;
     claim_init(c, "pv");
-    c->claimed_bytes = u.bytes >= 0 ? llround(u.bytes) : -1;
+    c->claimed_bytes = u.bytes >= 0 ? bytes_of(u.bytes) : -1;
     c->claimed_bytes_per_s = u.rate;
     /* the timer is whole seconds; bytes over the (then average) rate are closer */
     c->claimed_seconds = u.bytes > 0 && u.rate > 0 ? u.bytes / u.rate : u.secs;
@@ -1019,7 +1030,7 @@ static long parse_diskspd(const char *text, size_t len, struct tool_claim *out)
                 continue;
             }
             claim_init(out, "diskspd");
-            out->claimed_bytes = llround(bytes);
+            out->claimed_bytes = bytes_of(bytes);
             out->claimed_bytes_per_s = mibs * MIB;
             out->claimed_seconds = secs;
             found = (long)l.off;
@@ -1027,7 +1038,7 @@ static long parse_diskspd(const char *text, size_t len, struct tool_claim *out)
     }
     if (found < 0 && rw_at >= 0) {
         claim_init(out, "diskspd");
-        out->claimed_bytes = llround(rw_bytes);
+        out->claimed_bytes = bytes_of(rw_bytes);
         out->claimed_bytes_per_s = rw_mibs * MIB;
         out->claimed_seconds = secs;
         found = rw_at;

@@ -429,6 +429,9 @@ static void test_pv(void)
     CHECK_INT(parse_str("[0]\r", &c), 0);
     CHECK_INT(parse_str("8.00MiB\n", &c), 0); /* a bare size not ended by '\r' */
     CHECK_INT(parse_str("8.00MiB 0:00:01 [4.02MiB/s] [====> x\r", &c), 0);
+    /* a count past INT64_MAX is no count (fuzz_claims: llround gave INT64_MIN) */
+    CHECK_INT(parse_str("66666666666666666666666666602100B\r\r\b\n26", &c), 1);
+    CHECK_INT(c.claimed_bytes, -1);
 }
 
 static void test_robocopy_more(void)
