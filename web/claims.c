@@ -466,8 +466,8 @@ static long parse_rsync(const char *text, size_t len, struct tool_claim *out)
         out->claimed_bytes_per_s = rate;
         /* the payload: --stats' file data, else the progress lines', else what crossed the wire */
         out->claimed_bytes = bytes_of(transferred >= 0  ? transferred
-                                     : progressed >= 0 ? progressed
-                                                       : sent + recv);
+                                      : progressed >= 0 ? progressed
+                                                        : sent + recv);
         /* rsync's rate is (sent + received) / elapsed, so its elapsed time is implied */
         if (rate > 0)
             out->claimed_seconds = (sent + recv) / rate;
