@@ -508,14 +508,14 @@ static int daemon_main(int argc, char **argv)
     struct follow_set *follow = NULL;
     struct http_server *srv = NULL;
     struct daemon_parts parts;
-    struct service svc;
+    struct service svc = {0};
     struct api_env env = {0};
     char err[16384], host[256] = "localhost"; /* a config file has up to 20 errors */
     /* The API reads these while a reload rewrites cfg: its own copies, fixed until restart. */
     static char api_db[sizeof(cfg.db)], api_token[sizeof(cfg.auth_token)];
     const char *what = "";
     enum platform_request req;
-    int rc;
+    int rc, status = 1;
 
     rc = parse_args(argc, argv, &cli);
     if (rc == 0 && cli.check)
@@ -534,8 +534,7 @@ static int daemon_main(int argc, char **argv)
     rc = platform_requests_init();
     if (rc < 0) {
         log_error("cannot take stop and reload requests: %s", strerror(-rc));
-        cfg_release(&cfg);
-        return 1;
+        goto out;
     }
 
     /* One daemon per database: two writers would store every tick twice. */
@@ -544,20 +543,15 @@ static int daemon_main(int argc, char **argv)
         rc = db_open(cfg.db, host, &db, err, sizeof(err));
     if (rc < 0) {
         log_error("%s", err);
-        db_lock_release(lock);
-        cfg_release(&cfg);
-        return 1;
+        goto out;
     }
     q = queue_new((size_t)cfg.max_held_ticks);
     writer_settings_of(&cfg, &ws);
     if (!q || !(w = writer_start(db, q, &ws, err, sizeof(err)))) {
         log_error("%s", q ? err : "out of memory");
-        db_close(db);
-        queue_free(q);
-        db_lock_release(lock);
-        cfg_release(&cfg);
-        return 1;
+        goto out;
     }
+    db = NULL; /* the writer's now: writer_stop closes it */
     sampler_settings_of(&cfg, &ss);
     service_open(&svc);
     service_hook(&svc, &ss);
@@ -598,17 +592,7 @@ static int daemon_main(int argc, char **argv)
     if (!sp || start_http(&cfg, &env, &srv) < 0) {
         if (!sp)
             log_error("%s", live && follow ? err : "out of memory");
-        runs_stop(runs);
-        sampler_stop(sp);
-        writer_stop(w, FLUSH_TIMEOUT_MS);
-        queue_free(q);
-        live_free(live);
-        follow_set_free(follow);
-        free_auth();
-        notify_free(svc.n);
-        db_lock_release(lock);
-        cfg_release(&cfg);
-        return 1;
+        goto out;
     }
     log_info("perflogd %s on %s: sampling every %lld ms into %s", PERFLOG_VERSION, host,
              (long long)cfg.interval_ms, cfg.db);
@@ -631,10 +615,16 @@ static int daemon_main(int argc, char **argv)
         notify_send(svc.n, "STOPPING=1");
         break;
     }
+    status = 0;
+out:
+    /* One teardown for every path, in the reverse order of the start; each accepts NULL. The
+     * HTTP threads go first (they read the run manager and the live ring), the writer after the
+     * sampler (it drains what the sampler queued), the lock last. */
     http_stop(srv);
     runs_stop(runs);
     sampler_stop(sp);
     writer_stop(w, FLUSH_TIMEOUT_MS);
+    db_close(db);
     queue_free(q);
     live_free(live);
     follow_set_free(follow);
@@ -642,8 +632,9 @@ static int daemon_main(int argc, char **argv)
     notify_free(svc.n);
     db_lock_release(lock);
     cfg_release(&cfg);
-    log_info("stopped");
-    return 0;
+    if (status == 0)
+        log_info("stopped");
+    return status;
 }
 
 int main(int argc, char **argv)
