@@ -59,6 +59,7 @@ void cfg_defaults(struct cfg *c)
     c->http_threads = 2;
     c->max_connections = 256;
     c->connection_timeout_s = 10;
+    c->request_timeout_s = 60;
     c->max_body_bytes = 65536;
     c->max_url_bytes = 8192;
     c->max_points = 100000;

@@ -48,6 +48,7 @@ struct cfg {
     int http_threads;         /* "http_threads": worker threads, default 2, 1..64 */
     int max_connections;      /* "max_connections": default 256, 1..100000; more get a 503 */
     int connection_timeout_s; /* "connection_timeout_s": idle/slow client cut-off, 10, 1..3600 */
+    int request_timeout_s;    /* "request_timeout_s": a streamed answer is ended after it, 60, 1..86400 */
     int64_t max_body_bytes;   /* "max_body_bytes": default 65536, 1024..16777216; more: 413 */
     int64_t max_url_bytes;    /* "max_url_bytes": default 8192, 256..65536; more: 414 */
     int64_t max_points;       /* "max_points": per series per request, 100000, 100..100000000 */

@@ -95,6 +95,7 @@ static const struct key_def top_keys[] = {
     INT_KEY("max_url_bytes", max_url_bytes, 256, 65536),
     INT_KEY("max_points", max_points, 100, 100000000),
     INT_KEY("max_db_bytes", max_db_bytes, 0, 17592186044416LL),
+    INT_KEY("request_timeout_s", request_timeout_s, 1, 86400),
     {.name = NULL},
 };
 

@@ -190,18 +190,19 @@ static void writer_settings_of(const struct cfg *c, struct writer_settings *s)
     s->retention.max_bytes = c->max_db_bytes;
 }
 
-/* The window of a run's export: start to the end of its settle tail (0: still open or settling,
- * the caller uses now). */
-static int run_window(void *arg, int64_t id, int64_t *start_ms, int64_t *end_ms, int64_t *pid)
+/* Run `id` as its export needs it; web/export.c decides the window. */
+static int run_window(void *arg, int64_t id, struct reader_run *out)
 {
     struct runs_db_row row;
     int rc = runs_db_get(runs_table(arg), id, &row);
 
     if (rc < 0)
         return rc;
-    *start_ms = row.start_ms;
-    *end_ms = row.settled_ms != RUNS_DB_NULL && row.settled_ms > 0 ? row.settled_ms : 0;
-    *pid = row.pid != RUNS_DB_NULL ? row.pid : -1;
+    snprintf(out->status, sizeof(out->status), "%s", row.status ? row.status : "");
+    out->start_ms = row.start_ms;
+    out->end_ms = row.end_ms != RUNS_DB_NULL ? row.end_ms : 0;
+    out->settled_ms = row.settled_ms != RUNS_DB_NULL ? row.settled_ms : 0;
+    out->pid = row.pid != RUNS_DB_NULL ? row.pid : -1;
     runs_db_row_release(&row);
     return 0;
 }
@@ -414,7 +415,7 @@ static void log_restart_keys(const struct cfg *cur, const struct cfg *next)
     if (next->http_threads != cur->http_threads || next->max_connections != cur->max_connections ||
         next->connection_timeout_s != cur->connection_timeout_s ||
         next->max_body_bytes != cur->max_body_bytes || next->max_url_bytes != cur->max_url_bytes ||
-        next->max_points != cur->max_points)
+        next->max_points != cur->max_points || next->request_timeout_s != cur->request_timeout_s)
         log_warnx("reload: the HTTP server settings changed; they take effect only after a "
                   "restart");
 }
@@ -534,6 +535,7 @@ static int daemon_main(int argc, char **argv)
                                .auth = &api_auth_live,
                                .auth_read = cfg.auth_read,
                                .max_points = cfg.max_points,
+                               .request_timeout_ms = (int64_t)cfg.request_timeout_s * 1000,
                                .live = live,
                                .stats = daemon_stats,
                                .stats_arg = &parts,
