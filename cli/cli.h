@@ -43,6 +43,15 @@ int cmd_runs(const struct cli *c, int argc, char **argv);
 int cmd_report(const struct cli *c, int argc, char **argv);
 
 /*
+ * How many of the patterns pats[0..n) match no counter of the daemon (GET /api/v1/counters), each
+ * named on stderr as "perflog CMD: no counter matches 'P'"; -1 when the server failed (reported).
+ * ok (NULL, or n flags) is set to 1 for the patterns that match. Commands run the ones that match
+ * and exit 1 when some did not: a typo must not look like a quiet success.
+ */
+int cli_unmatched(const struct cli *c, const char *cmd, char *const *pats, int n,
+                  unsigned char *ok);
+
+/*
  * GET target (e.g. "/api/v1/health", query already encoded). On a 2xx answer fills *resp (free
  * with httpc_response_free) and returns 0. Otherwise prints one or two lines to stderr - the
  * connection problem with a hint, the server's {"error": ...} message, or the PERFLOG_TOKEN hint

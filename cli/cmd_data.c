@@ -90,14 +90,15 @@ static int check_args(int argc, const struct data_opts *o)
     return -1;
 }
 
-/* "/api/v1/data?counter=..&from=..": NULL when out of memory. */
-static char *build_target(int argc, char **argv, const struct data_opts *o)
+/* "/api/v1/data?counter=..&from=..", the patterns ok[] marks: NULL when out of memory. */
+static char *build_target(int argc, char **argv, const unsigned char *ok, const struct data_opts *o)
 {
     char *t = strdup("/api/v1/data");
     int r = t ? 0 : -1;
 
     for (int i = optind; i < argc && r == 0; i++)
-        r = cli_query_add(&t, "counter", argv[i]);
+        if (ok[i - optind])
+            r = cli_query_add(&t, "counter", argv[i]);
     if (r == 0)
         r = cli_query_add(&t, "from", o->from);
     if (r == 0)
@@ -213,14 +214,27 @@ int cmd_data(const struct cli *c, int argc, char **argv)
 {
     struct data_opts o = {.from = "-10m", .to = "now"};
     struct http_response r;
+    unsigned char *ok;
     char *target;
-    int ret = parse_opts(argc, argv, &o);
+    int ret = parse_opts(argc, argv, &o), unmatched;
 
     if (ret < 0)
         ret = check_args(argc, &o);
     if (ret >= 0)
         return ret;
-    target = build_target(argc, argv, &o);
+    ok = calloc((size_t)(argc - optind), 1);
+    if (!ok) {
+        fprintf(stderr, "perflog: out of memory\n");
+        return CLI_EXIT_FAIL;
+    }
+    /* the patterns that match run; no table at all when none does */
+    unmatched = cli_unmatched(c, "data", argv + optind, argc - optind, ok);
+    if (unmatched < 0 || unmatched == argc - optind) {
+        free(ok);
+        return CLI_EXIT_FAIL;
+    }
+    target = build_target(argc, argv, ok, &o);
+    free(ok);
     if (!target) {
         fprintf(stderr, "perflog: out of memory\n");
         return CLI_EXIT_FAIL;
@@ -234,5 +248,5 @@ int cmd_data(const struct cli *c, int argc, char **argv)
     else
         ret = print_data(&r, o.utc);
     httpc_response_free(&r);
-    return ret;
+    return ret == 0 && unmatched ? CLI_EXIT_FAIL : ret;
 }

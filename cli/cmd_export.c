@@ -47,7 +47,9 @@ struct export_args {
     const char *from, *to, *format, *tz, *out, *db, *run, *every;
     char **pats;
     int npat;
-    struct export_opts opts; /* format, tz and every, checked */
+    unsigned char ok[EXPORT_MAX_PATTERNS]; /* the patterns that match a counter */
+    int unmatched;                         /* how many do not */
+    struct export_opts opts;               /* format, tz and every, checked */
 };
 
 static int parse_opts(int argc, char **argv, struct export_args *a)
@@ -231,7 +233,8 @@ static char *build_target(const struct export_args *a)
     r = t ? 0 : -1;
 
     for (int i = 0; i < a->npat && r == 0; i++)
-        r = cli_query_add(&t, "counter", a->pats[i]);
+        if (!a->unmatched || a->ok[i])
+            r = cli_query_add(&t, "counter", a->pats[i]);
     if (r == 0 && a->from)
         r = cli_query_add(&t, "from", a->from);
     if (r == 0 && a->to)
@@ -249,12 +252,19 @@ static char *build_target(const struct export_args *a)
     return t;
 }
 
-static int export_http(const struct cli *c, const struct export_args *a)
+static int export_http(const struct cli *c, struct export_args *a)
 {
     struct sink s = {0};
-    char *target = build_target(a);
+    char *target;
     int ret;
 
+    /* the patterns that match are exported; nothing at all when none does */
+    if (a->npat > 0) {
+        a->unmatched = cli_unmatched(c, "export", a->pats, a->npat, a->ok);
+        if (a->unmatched < 0 || a->unmatched == a->npat)
+            return CLI_EXIT_FAIL;
+    }
+    target = build_target(a);
     if (!target) {
         fprintf(stderr, "perflog: out of memory\n");
         return CLI_EXIT_FAIL;
@@ -267,7 +277,7 @@ static int export_http(const struct cli *c, const struct export_args *a)
     free(target);
     if (sink_close(&s, ret == 0) < 0)
         ret = CLI_EXIT_FAIL;
-    return ret;
+    return ret == 0 && a->unmatched ? CLI_EXIT_FAIL : ret;
 }
 
 /* --- --db: the database file read directly --- */
@@ -376,6 +386,34 @@ static int pump(struct export_stream *x, struct sink *s)
     return n == 0 ? 0 : -1;
 }
 
+/* How many of the command line's patterns match no column of the log, each named; -1 on an error
+ * (reported). */
+static int db_unmatched(struct reader *rd, const struct export_args *a, const struct pattern *pats,
+                        int64_t run_pid, const struct export_opts *o)
+{
+    int unmatched = 0;
+
+    for (int i = 0; i < a->npat; i++) {
+        struct series_set one = {0};
+        int rc = export_columns(rd, NULL, &pats[i], 1, run_pid, o, &one);
+
+        if (rc < 0 && rc != -E2BIG) {
+            fprintf(stderr, "perflog export: %s\n",
+                    rc == -ENOMEM ? "out of memory" : reader_errmsg(rd));
+            return -1;
+        }
+        if (rc == 0 && one.n == 0) {
+            fprintf(stderr,
+                    "perflog export: no counter in %s matches '%s' (perflog counters "
+                    "lists them)\n",
+                    a->db, a->pats[i]);
+            unmatched++;
+        }
+        series_set_free(&one);
+    }
+    return unmatched;
+}
+
 static int export_db(const struct export_args *a)
 {
     struct pattern pats[EXPORT_MAX_PATTERNS];
@@ -387,7 +425,7 @@ static int export_db(const struct export_args *a)
     char err[512], host[256];
     size_t npat = 0;
     int64_t pid = -1;
-    int rc = db_args(a, pats, &npat, &o), ret = CLI_EXIT_FAIL;
+    int rc = db_args(a, pats, &npat, &o), ret = CLI_EXIT_FAIL, unmatched;
 
     if (rc >= 0)
         return rc;
@@ -422,6 +460,10 @@ static int export_db(const struct export_args *a)
                 rc == -ENOMEM ? "out of memory" : reader_errmsg(rd));
     if (rc < 0)
         goto out;
+    /* the patterns that match are exported; nothing at all when none does */
+    unmatched = db_unmatched(rd, a, pats, a->run ? (pid > 0 ? pid : -1) : 0, &o);
+    if (unmatched < 0 || (a->npat > 0 && unmatched == a->npat))
+        goto out;
     if (set.n == 0)
         fprintf(stderr,
                 "perflog export: no counter in %s matches (the log has only the time "
@@ -434,7 +476,7 @@ static int export_db(const struct export_args *a)
     if (sink_open(&s, a->out) < 0)
         goto out;
     rc = pump(x, &s);
-    ret = sink_close(&s, rc == 0) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    ret = sink_close(&s, rc == 0) == 0 && unmatched == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 out:
     export_close(x);
     series_set_free(&set);
