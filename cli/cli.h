@@ -113,6 +113,22 @@ char *cli_format_pct(double pct, char *buf, size_t cap);
  * "-" for NaN (null). */
 char *cli_format_value(double v, char *buf, size_t cap);
 
+/*
+ * A --from/--to time (cli_time.c): every form of the HTTP API plus the local ones of
+ * tp_parse_time_local ("2026-12-01 19:55", "19:50", "yesterday 19:00", "today"), in the client's
+ * zone (or UTC when utc). 0, or -1 after a message naming cmd and opt.
+ */
+int cli_parse_time(const char *cmd, const char *opt, const char *s, int64_t now_ms, int utc,
+                   int64_t *out_ms);
+/* Both ends, and from <= to; 0 or CLI_EXIT_USAGE after a message (times in ISO 8601). */
+int cli_time_range(const char *cmd, const char *from, const char *to, int utc, int64_t *from_ms,
+                   int64_t *to_ms);
+/* Add name=TIME to the URL: the typed text when the server reads it the same ("now", "-10m"),
+ * else the instant as Unix seconds. 0 or -ENOMEM. */
+int cli_query_time(char **target, const char *name, const char *typed, int64_t ms);
+/* ms as ISO 8601 with the client's offset ("2026-12-01T19:55:00.000+01:00"), or UTC "...Z". */
+char *cli_format_iso(int64_t ms, int utc, char *buf, size_t cap);
+
 /* Milliseconds since the epoch, from the wall clock. */
 int64_t cli_now_ms(void);
 

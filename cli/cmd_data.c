@@ -19,7 +19,9 @@ static const char help[] =
     "path and unit as the header; '-' where there is no value. PATTERN as for perflog counters,\n"
     "e.g. '\\Memory\\Dirty Bytes' or '\\PhysicalDisk(*)\\Disk Bytes/sec'.\n"
     "\n"
-    "  --from T   start: RFC 3339, Unix seconds, now, -10m, now-1h, -600 (default -10m)\n"
+    "  --from T   start: a local time ('2026-12-01 19:55', 2026-12-01T19:55, 19:50, today,\n"
+    "             'yesterday 19:00'), RFC 3339 with a zone, Unix seconds, now, -10m, now-1h\n"
+    "             (default -10m); local means the client's zone (TZ), UTC with --utc\n"
     "  --to T     end, the same forms (default now)\n"
     "  --step S   one row per S (60, 500ms, 10s, 1m, 1h); coarse steps use the roll-ups\n"
     "  --agg A    how a step combines samples: avg (default), min or max\n"
@@ -29,6 +31,7 @@ static const char help[] =
 struct data_opts {
     const char *from, *to, *step, *agg;
     int utc, json;
+    int64_t from_ms, to_ms; /* from and to, read in the client's zone */
 };
 
 struct column {
@@ -100,9 +103,9 @@ static char *build_target(int argc, char **argv, const unsigned char *ok, const 
         if (ok[i - optind])
             r = cli_query_add(&t, "counter", argv[i]);
     if (r == 0)
-        r = cli_query_add(&t, "from", o->from);
+        r = cli_query_time(&t, "from", o->from, o->from_ms);
     if (r == 0)
-        r = cli_query_add(&t, "to", o->to);
+        r = cli_query_time(&t, "to", o->to, o->to_ms);
     if (r == 0 && o->step)
         r = cli_query_add(&t, "step", o->step);
     if (r == 0 && o->agg)
@@ -220,6 +223,8 @@ int cmd_data(const struct cli *c, int argc, char **argv)
 
     if (ret < 0)
         ret = check_args(argc, &o);
+    if (ret < 0 && cli_time_range("data", o.from, o.to, o.utc, &o.from_ms, &o.to_ms) != 0)
+        ret = CLI_EXIT_USAGE;
     if (ret >= 0)
         return ret;
     ok = calloc((size_t)(argc - optind), 1);

@@ -220,9 +220,9 @@ def test_export_http(d, host, tmp):
           f"export without a pattern: exit 2 ({rc}, {err.strip()})")
     rc, out, err = perflog(d.url, "export", DIRTY, "--from", "bogus", "-o",
                            os.path.join(tmp, "bad.csv"))
-    check(rc == 1 and "bogus" in err and not os.path.exists(os.path.join(tmp, "bad.csv"))
+    check(rc == 2 and "bogus" in err and not os.path.exists(os.path.join(tmp, "bad.csv"))
           and not os.path.exists(os.path.join(tmp, "bad.csv.tmp")),
-          f"export with a bad time: the server's message, exit 1, no file ({err.strip()})")
+          f"export with a bad time: a usage error naming it, exit 2, no file ({err.strip()})")
     rc, out, err = perflog(f"http://127.0.0.1:{free_port()}", "export", DIRTY)
     check(rc == 1 and "is perflogd running?" in err,
           f"export without a daemon: exit 1 and the hint ({rc}, {err.strip()})")
