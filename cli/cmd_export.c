@@ -7,6 +7,7 @@
  * through the same export stream the server uses (web/export.c), so both give the same bytes.
  */
 #include "cli.h"
+#include "cli_os.h"
 #include "export.h"
 #include "pattern.h"
 #include "reader.h"
@@ -519,7 +520,13 @@ static int export_db(const struct export_args *a)
     if (rc >= 0)
         return rc;
     if (reader_open(a->db, &rd, err, sizeof(err)) < 0) {
-        fprintf(stderr, "perflog export: %s\n", err);
+        char why[4400];
+
+        /* SQLite says only "unable to open database file": say which of the usual causes it is */
+        if (cli_db_reason(a->db, why, sizeof(why)))
+            fprintf(stderr, "perflog export: cannot open the database %s: %s\n", a->db, why);
+        else
+            fprintf(stderr, "perflog export: %s\n", err);
         return CLI_EXIT_FAIL;
     }
     if (reader_host(rd, host, sizeof(host)) == -EIO) {
