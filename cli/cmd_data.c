@@ -13,7 +13,7 @@
 
 static const char help[] =
     "usage: perflog data PATTERN... [--from T] [--to T] [--step S] [--agg avg|min|max]\n"
-    "                    [--utc] [--json]\n"
+    "                    [--utc] [--csv | --json]\n"
     "\n"
     "Print stored values as a table: the time, then one column per matching counter, with its\n"
     "path and unit as the header; '-' where there is no value. PATTERN as for perflog counters,\n"
@@ -26,11 +26,17 @@ static const char help[] =
     "  --step S   one row per S (60, 500ms, 10s, 1m, 1h); coarse steps use the roll-ups\n"
     "  --agg A    how a step combines samples: avg (default), min or max\n"
     "  --utc      times in UTC instead of local time\n"
-    "  --json     print the server's JSON answer as it is\n";
+    "  --csv      comma-separated values for scripts: a header of the paths, ISO 8601 times,\n"
+    "             an empty cell where there is no value\n"
+    "  --json     print the server's JSON answer as it is\n"
+    "\n"
+    "Numbers have a fixed precision by unit: bytes and counts whole, percentages 2 decimals,\n"
+    "rates (per second) 1 decimal, seconds 4, queue lengths 2. Rows before the first stored\n"
+    "value (a range reaching back before the daemon started) are left out.\n";
 
 struct data_opts {
     const char *from, *to, *step, *agg;
-    int utc, json;
+    int utc, json, csv;
     int64_t from_ms, to_ms; /* from and to, read in the client's zone */
 };
 
@@ -38,15 +44,21 @@ struct column {
     const char *path, *unit;
     const json_t *values;
     int width;
+    int decimals; /* -1: no fixed precision (cli_format_value) */
 };
 
 static int parse_opts(int argc, char **argv, struct data_opts *o)
 {
     static const struct option opts[] = {
-        {"from", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
-        {"step", required_argument, NULL, 's'}, {"agg", required_argument, NULL, 'a'},
-        {"utc", no_argument, NULL, 'u'},        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"from", required_argument, NULL, 'f'},
+        {"to", required_argument, NULL, 't'},
+        {"step", required_argument, NULL, 's'},
+        {"agg", required_argument, NULL, 'a'},
+        {"utc", no_argument, NULL, 'u'},
+        {"json", no_argument, NULL, 'j'},
+        {"csv", no_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     int c;
 
@@ -70,6 +82,9 @@ static int parse_opts(int argc, char **argv, struct data_opts *o)
         case 'j':
             o->json = 1;
             break;
+        case 'c':
+            o->csv = 1;
+            break;
         default:
             cli_print_help(c != 'h', help);
             return c == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
@@ -80,6 +95,10 @@ static int parse_opts(int argc, char **argv, struct data_opts *o)
 
 static int check_args(int argc, const struct data_opts *o)
 {
+    if (o->csv && o->json) {
+        fprintf(stderr, "perflog data: --csv or --json, not both\n");
+        return CLI_EXIT_USAGE;
+    }
     if (optind >= argc) {
         fprintf(stderr, "perflog data: give at least one counter PATTERN (perflog counters "
                         "lists them)\n");
@@ -124,23 +143,62 @@ static double value_at(const struct column *col, size_t i)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static void size_column(struct column *col, size_t rows)
+/* The decimals a unit's values are shown with, so a column's points line up; -1 for a unit
+ * not known here (an extra PDH counter). */
+static int unit_decimals(const char *unit)
+{
+    size_t n = strlen(unit);
+
+    if (!strcmp(unit, "bytes") || !strcmp(unit, "packets") || !strcmp(unit, "connections") ||
+        !strcmp(unit, "id"))
+        return 0;
+    if (!strcmp(unit, "%") || !strcmp(unit, "requests"))
+        return 2;
+    if (!strcmp(unit, "s"))
+        return 4;
+    if (n > 2 && !strcmp(unit + n - 2, "/s"))
+        return 1;
+    return -1;
+}
+
+static char *format_cell(const struct column *col, double v, char *buf, size_t cap)
+{
+    if (col->decimals < 0 || isnan(v))
+        return cli_format_value(v, buf, cap);
+    snprintf(buf, cap, "%.*f", col->decimals, v);
+    if (!strncmp(buf, "-0", 2) && strspn(buf + 2, ".0") == strlen(buf + 2))
+        memmove(buf, buf + 1, strlen(buf)); /* no "-0.0" */
+    return buf;
+}
+
+static void size_column(struct column *col, size_t first, size_t rows)
 {
     char buf[64];
     size_t w = strlen(col->path), u = strlen(col->unit);
 
     if (u > w)
         w = u;
-    for (size_t i = 0; i < rows; i++) {
-        size_t n = strlen(cli_format_value(value_at(col, i), buf, sizeof(buf)));
+    for (size_t i = first; i < rows; i++) {
+        size_t n = strlen(format_cell(col, value_at(col, i), buf, sizeof(buf)));
         if (n > w)
             w = n;
     }
     col->width = (int)w;
 }
 
+/* The first row with a value in some column: the rows before it are buckets from before the
+ * first stored tick. */
+static size_t first_row(const struct column *cols, size_t ncols, size_t rows)
+{
+    for (size_t i = 0; i < rows; i++)
+        for (size_t c = 0; c < ncols; c++)
+            if (!isnan(value_at(&cols[c], i)))
+                return i;
+    return rows;
+}
+
 /* One column per series; NULL (with a message) when the answer is not the documented shape. */
-static struct column *read_columns(const json_t *root, size_t rows, size_t *ncols)
+static struct column *read_columns(const json_t *root, size_t rows, size_t *ncols, size_t *first)
 {
     const json_t *series = json_object_get(root, "series"), *s;
     struct column *cols;
@@ -161,13 +219,57 @@ static struct column *read_columns(const json_t *root, size_t rows, size_t *ncol
         cols[i].path = path ? path : "?";
         cols[i].unit = unit ? unit : "";
         cols[i].values = json_object_get(s, "values");
-        size_column(&cols[i], rows);
+        cols[i].decimals = unit_decimals(cols[i].unit);
     }
     *ncols = json_array_size(series);
+    *first = first_row(cols, *ncols, rows);
+    for (i = 0; i < *ncols; i++)
+        size_column(&cols[i], *first, rows);
     return cols;
 }
 
-static void print_table(const json_t *root, const struct column *cols, size_t ncols, int utc)
+/* A CSV cell, quoted when it holds a comma, a quote or a line end (RFC 4180). */
+static void csv_cell(const char *s, int first)
+{
+    if (!first)
+        putchar(',');
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"')
+            putchar('"');
+        putchar(*s);
+    }
+    putchar('"');
+}
+
+static void print_csv(const json_t *root, const struct column *cols, size_t ncols, size_t first,
+                      int utc)
+{
+    const json_t *ts = json_object_get(root, "timestamps");
+    char tbuf[48], vbuf[64];
+
+    csv_cell("time", 1);
+    for (size_t c = 0; c < ncols; c++)
+        csv_cell(cols[c].path, 0);
+    putchar('\n');
+    for (size_t i = first; i < json_array_size(ts); i++) {
+        int64_t t = (int64_t)json_number_value(json_array_get(ts, i));
+
+        csv_cell(cli_format_iso(t, utc, tbuf, sizeof(tbuf)), 1);
+        for (size_t c = 0; c < ncols; c++) {
+            double v = value_at(&cols[c], i);
+            csv_cell(isnan(v) ? "" : format_cell(&cols[c], v, vbuf, sizeof(vbuf)), 0);
+        }
+        putchar('\n');
+    }
+}
+
+static void print_table(const json_t *root, const struct column *cols, size_t ncols, size_t first,
+                        int utc)
 {
     const json_t *ts = json_object_get(root, "timestamps");
     double step_ms = cli_json_num(root, "step_ms");
@@ -182,30 +284,33 @@ static void print_table(const json_t *root, const struct column *cols, size_t nc
     for (size_t c = 0; c < ncols; c++)
         printf("  %*s", cols[c].width, cols[c].unit);
     putchar('\n');
-    for (size_t i = 0; i < json_array_size(ts); i++) {
+    for (size_t i = first; i < json_array_size(ts); i++) {
         int64_t t = (int64_t)json_number_value(json_array_get(ts, i));
         if (!with_ms) /* ticks land near whole seconds: show the nearest one */
             t = (t >= 0 ? t + 500 : t - 500) / 1000 * 1000;
         printf("%-*s", tw, cli_format_time(t, utc, with_ms, tbuf, sizeof(tbuf)));
         for (size_t c = 0; c < ncols; c++)
             printf("  %*s", cols[c].width,
-                   cli_format_value(value_at(&cols[c], i), vbuf, sizeof(vbuf)));
+                   format_cell(&cols[c], value_at(&cols[c], i), vbuf, sizeof(vbuf)));
         putchar('\n');
     }
 }
 
-static int print_data(const struct http_response *r, int utc)
+static int print_data(const struct http_response *r, const struct data_opts *o)
 {
     json_t *root = json_loadb(r->body, r->body_len, 0, NULL);
-    size_t rows = json_array_size(json_object_get(root, "timestamps")), ncols = 0;
-    struct column *cols = read_columns(root, rows, &ncols);
+    size_t rows = json_array_size(json_object_get(root, "timestamps")), ncols = 0, first = 0;
+    struct column *cols = read_columns(root, rows, &ncols, &first);
     int ret = cols ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 
     if (cols) {
-        print_table(root, cols, ncols, utc);
+        if (o->csv)
+            print_csv(root, cols, ncols, first, o->utc);
+        else
+            print_table(root, cols, ncols, first, o->utc);
         if (ncols == 0)
             fprintf(stderr, "perflog data: no counter matches (perflog counters lists them)\n");
-        else if (rows == 0)
+        else if (first == rows)
             fprintf(stderr, "perflog data: no samples in this time range\n");
     }
     free(cols);
@@ -251,7 +356,7 @@ int cmd_data(const struct cli *c, int argc, char **argv)
     if (o.json)
         cli_print_body(&r);
     else
-        ret = print_data(&r, o.utc);
+        ret = print_data(&r, &o);
     httpc_response_free(&r);
     return ret == 0 && unmatched ? CLI_EXIT_FAIL : ret;
 }
