@@ -366,16 +366,23 @@ static int parse_date(const char *s, size_t len, int64_t *days)
     return 0;
 }
 
+/* A zone's offset kept within a day either way, so that no sum with it can overflow. */
+static int clamp_offset(int off_min)
+{
+    return off_min < -1440 ? -1440 : off_min > 1440 ? 1440 : off_min;
+}
+
 /* A local wall-clock time (ms since 1970-01-01 as if it were UTC) to UTC: the offset at a first
  * guess, then at the result, which settles the instants near a DST change. */
 static int64_t local_to_utc(int64_t local_ms, const struct tp_zone *z)
 {
-    int64_t guess = local_ms - (int64_t)z->offset_min(local_ms, z->arg) * 60 * MS_PER_S;
-    int off2 = z->offset_min(guess, z->arg);
+    int64_t guess =
+        local_ms - (int64_t)clamp_offset(z->offset_min(local_ms, z->arg)) * 60 * MS_PER_S;
+    int off2 = clamp_offset(z->offset_min(guess, z->arg));
     int64_t second = local_ms - (int64_t)off2 * 60 * MS_PER_S;
 
-    /* a time that exists twice or not at all: the earlier offset's reading, like mktime */
-    if (z->offset_min(second, z->arg) != off2)
+    /* a time a DST change skips or repeats: the first guess's reading */
+    if (clamp_offset(z->offset_min(second, z->arg)) != off2)
         return guess;
     return second;
 }
@@ -416,8 +423,15 @@ int tp_parse_time_local(const char *s, size_t len, int64_t now_ms, const struct 
 
     if (!zone || len == 0)
         return tp_parse_time(s, len, now_ms, out_ms);
-    local_now = now_ms + (int64_t)zone->offset_min(now_ms, zone->arg) * 60 * MS_PER_S;
-    days = (local_now >= 0 ? local_now : local_now - MS_PER_DAY + 1) / MS_PER_DAY;
+    /* today's local date, for the forms that need it; a "now" outside the years the parser
+     * knows has none */
+    if (now_ms >= TP_MIN_MS - MS_PER_DAY && now_ms <= TP_MAX_MS + MS_PER_DAY) {
+        local_now =
+            now_ms + (int64_t)clamp_offset(zone->offset_min(now_ms, zone->arg)) * 60 * MS_PER_S;
+        days = (local_now >= 0 ? local_now : local_now - MS_PER_DAY + 1) / MS_PER_DAY;
+    } else {
+        days = INT64_MIN;
+    }
     if (word(s, len, "today", &rest) || word(s, len, "yesterday", &rest)) {
         if (s[0] == 'y')
             days--;
@@ -438,7 +452,7 @@ int tp_parse_time_local(const char *s, size_t len, int64_t now_ms, const struct 
     } else {
         return tp_parse_time(s, len, now_ms, out_ms);
     }
-    if (days < -1 || days > TP_MAX_MS / MS_PER_DAY + 1)
+    if (days < -1 || days > TP_MAX_MS / MS_PER_DAY + 1) /* also no date for "today" */
         return -ERANGE;
     ms = local_to_utc(days * MS_PER_DAY + clock_ms, zone);
     if (ms < TP_MIN_MS || ms > TP_MAX_MS)
