@@ -561,8 +561,16 @@ static int live(const struct cli *c, const struct tp_args *a, const struct tp_li
 /* -q / -qx, to the console or -o FILE. */
 static int query_out(const struct cli *c, const struct tp_args *a)
 {
-    FILE *out = open_out(a);
-    int ret = out ? query(c, a, out) : CLI_EXIT_FAIL;
+    struct live_state st = {.c = c};
+    FILE *out = NULL;
+    int ret = a->server_host ? health(&st) : 0;
+
+    if (ret == 0 && a->server_host)
+        ret = check_server_host(c, a, st.host);
+    if (ret)
+        return ret;
+    out = open_out(a);
+    ret = out ? query(c, a, out) : CLI_EXIT_FAIL;
 
     if (out && fflush(out) != 0 && ret == 0) {
         fprintf(stderr, "perflog typeperf: cannot write %s: %s\n", a->out ? a->out : "the console",

@@ -154,6 +154,12 @@ def test_bad_paths(d, host):
     check(rc == 1 and "--server" in err and "otherhost" in err and not out,
           f"-s otherhost: refused, naming --server (rc {rc}, {err.strip()!r})")
 
+    rc, out, err = perflog(d.url, "typeperf", "-q", "Memory", "-s", "otherhost")
+    check(rc == 1 and "--server" in err and not out,
+          f"-q -s otherhost: refused, never the local list (rc {rc}, {err.strip()!r})")
+    rc, out, err = perflog(d.url, "typeperf", "-q", "Memory", "-s", host)
+    check(rc == 0 and DIRTY in out.decode(), f"-q -s {host}: the list (rc {rc})")
+
     for name in (host, host.upper(), "localhost"):
         rc, out, err = perflog(d.url, "typeperf", "-s", name, "-sc", "1", DIRTY)
         check(rc == 0 and len(read_rows(strip_done(out) or b"")) == 2,
