@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fuzz the pure parsers of the HTTP API, of tool outputs and the JSON bodies of its POST endpoints
-# (tests/fuzz) with libFuzzer for SECONDS each (default 60), the targets in parallel. The committed
-# seeds of tests/fuzz/corpus/<target> (or of the directory `seeds` names) are read only; new inputs
-# go to a temporary directory, so the tree is not modified. Logs are in build-fuzz/fuzz_<target>.log.
-# Exits non-zero if any target found a crash, a leak or a timeout.
+# Fuzz the pure parsers of the HTTP API and of tool outputs, and the JSON bodies of the POST
+# endpoints (tests/fuzz) with libFuzzer for SECONDS each (default 60), the targets in parallel. The
+# committed seeds of tests/fuzz/corpus/<target> (or of the directory `seeds` names) are read only;
+# new inputs go to a temporary directory, so the tree is not modified. Logs are in
+# build-fuzz/fuzz_<target>.log. Exits non-zero if any target found a crash, a leak or a timeout.
 # Needs clang and libclang-rt-14-dev (packaging/build-deps.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
