@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MEDIAN_TICKS  64 /* ticks looked at for the sampling interval of a database */
@@ -152,21 +153,34 @@ static int check_args(struct export_args *a)
     return -1;
 }
 
-/* Where the export goes: stdout, or FILE.tmp renamed to FILE once complete. */
+/*
+ * Where the export goes: stdout, or FILE.tmp renamed to FILE once complete. A FILE that exists and
+ * is not a regular file (/dev/null, a FIFO, a terminal) is written in place: renaming a temporary
+ * file over it would replace the device node itself, which as root destroys /dev/null.
+ */
 struct sink {
     FILE *f;
     const char *path; /* NULL: stdout */
-    char *tmp;
+    char *tmp;        /* NULL when path is written in place */
     int failed;
 };
 
 static int sink_open(struct sink *s, const char *path)
 {
+    struct stat st;
     size_t n;
 
     s->path = path;
     if (!path) {
         s->f = stdout;
+        return 0;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        s->f = fopen(path, "wb");
+        if (!s->f) {
+            fprintf(stderr, "perflog export: cannot write %s: %s\n", path, strerror(errno));
+            return -1;
+        }
         return 0;
     }
     n = strlen(path) + 5;
@@ -192,8 +206,8 @@ static int sink_write(void *arg, const char *data, size_t len)
 
     if (fwrite(data, 1, len, s->f) == len)
         return 0;
-    fprintf(stderr, "perflog export: cannot write %s: %s\n", s->path ? s->tmp : "the output",
-            strerror(errno));
+    fprintf(stderr, "perflog export: cannot write %s: %s\n",
+            s->path ? (s->tmp ? s->tmp : s->path) : "the output", strerror(errno));
     s->failed = 1;
     return -1;
 }
@@ -211,9 +225,12 @@ static int sink_close(struct sink *s, int ok)
         return ret;
     }
     if (fclose(s->f) != 0 && ret == 0) {
-        fprintf(stderr, "perflog export: cannot write %s: %s\n", s->tmp, strerror(errno));
+        fprintf(stderr, "perflog export: cannot write %s: %s\n", s->tmp ? s->tmp : s->path,
+                strerror(errno));
         ret = -1;
     }
+    if (!s->tmp)
+        return ret;
     if (ret == 0 && rename(s->tmp, s->path) != 0) {
         fprintf(stderr, "perflog export: cannot rename %s to %s: %s\n", s->tmp, s->path,
                 strerror(errno));

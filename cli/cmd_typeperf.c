@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "cli_os.h"
 #include "csv.h"
+#include "term_escape.h"
 #include "typeperf.h"
 
 #include <errno.h>
@@ -98,7 +99,7 @@ static int query(const struct cli *c, const struct tp_args *a, FILE *out)
     struct tp_list seen = {0};
     const json_t *list, *v;
     json_t *root;
-    char path[1024];
+    char path[1024], shown[1024];
     size_t i;
     int ret = get_json(c, "/api/v1/counters", &root);
 
@@ -123,7 +124,7 @@ static int query(const struct cli *c, const struct tp_args *a, FILE *out)
             break;
         }
         if (n == 1)
-            fprintf(out, "%s\r\n", path); /* CRLF, as typeperf writes its list */
+            fprintf(out, "%s\r\n", term_escape(path, shown, sizeof(shown))); /* CRLF, as typeperf */
     }
     if (ret == 0 && seen.n == 0 && a->query_object) {
         fprintf(stderr, "perflog typeperf: no object '%s' (perflog typeperf -q lists them all)\n",

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cli_os.h"
 #include "run.h"
+#include "term_escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,13 @@ static const char *str_or(const json_t *o, const char *key, const char *def)
     const char *s = cli_json_str(o, key);
 
     return s ? s : def;
+}
+
+/* str_or made safe to print (term_escape.h): the report's strings came from outside. */
+#define ESC_MAX 512
+static const char *esc_or(const json_t *o, const char *key, const char *def, char *buf)
+{
+    return term_escape(str_or(o, key, def), buf, ESC_MAX);
 }
 
 static char *bytes(double v, char *buf, size_t cap)
@@ -47,14 +55,14 @@ static char *num(double v, int decimals, char *buf, size_t cap)
 static void head(FILE *f, const json_t *r)
 {
     const char *label = cli_json_str(r, "label");
-    char ec[32], dur[32], tail[32];
+    char ec[32], dur[32], tail[32], e1[ESC_MAX], e2[ESC_MAX], e3[ESC_MAX];
 
     fprintf(f, "run %s", num(cli_json_num(r, "id"), 0, ec, sizeof(ec)));
     if (label && *label)
-        fprintf(f, " \"%s\"", label);
-    fprintf(f, " on %s: %s\n", str_or(r, "host", "-"), str_or(r, "command", "-"));
-    fprintf(f, "  %s -> %s, settled %s\n", str_or(r, "start_utc", "-"), str_or(r, "end_utc", "-"),
-            str_or(r, "settled_utc", "-"));
+        fprintf(f, " \"%s\"", term_escape(label, e1, sizeof(e1)));
+    fprintf(f, " on %s: %s\n", esc_or(r, "host", "-", e1), esc_or(r, "command", "-", e2));
+    fprintf(f, "  %s -> %s, settled %s\n", esc_or(r, "start_utc", "-", e1),
+            esc_or(r, "end_utc", "-", e2), esc_or(r, "settled_utc", "-", e3));
     fprintf(f, "  exit code %s, duration %s, tail %s\n",
             num(cli_json_num(r, "exit_code"), 0, ec, sizeof(ec)),
             cli_format_duration(cli_json_num(r, "duration_s"), dur, sizeof(dur)),
@@ -79,12 +87,12 @@ static void summary(FILE *f, const json_t *r)
     const json_t *mem = json_object_get(r, "memory"), *cpu = json_object_get(r, "cpu");
     const json_t *busiest = json_object_get(cpu, "busiest");
     const char *name = cli_json_str(tool, "name");
-    char a[32], b[32], c[32], d[32], e[32];
+    char a[32], b[32], c[32], d[32], e[32], e1[ESC_MAX];
 
     fprintf(f, "\n  throughput    measured %s, claimed %s%s%s%s\n",
             rate(measured_rate(r), a, sizeof(a)),
             rate(cli_json_num(tool, "claimed_bytes_per_s"), b, sizeof(b)), name ? " (" : "",
-            name ? name : "", name ? ")" : "");
+            name ? term_escape(name, e1, sizeof(e1)) : "", name ? ")" : "");
     fprintf(f, "  cache-served  %s of %s read (%s from storage)\n",
             pct(cli_json_num(proc, "cache_served_read_pct"), a, sizeof(a)),
             bytes(cli_json_num(proc, "io_read_bytes"), b, sizeof(b)),
@@ -95,7 +103,8 @@ static void summary(FILE *f, const json_t *r)
             bytes(cli_json_num(mem, "writeback_tail_bytes"), c, sizeof(c)),
             pct(cli_json_num(json_object_get(r, "payload"), "on_disk_at_end_pct"), d, sizeof(d)));
     fprintf(f, "  busiest core  %s: %s (privileged %s); all cores %s\n",
-            str_or(busiest, "instance", "-"), pct(cli_json_num(busiest, "avg_pct"), a, sizeof(a)),
+            esc_or(busiest, "instance", "-", e1),
+            pct(cli_json_num(busiest, "avg_pct"), a, sizeof(a)),
             pct(cli_json_num(busiest, "privileged_pct"), b, sizeof(b)),
             pct(cli_json_num(cpu, "avg_pct"), e, sizeof(e)));
     /* A report without the key (an older server) says nothing either way. */
@@ -103,7 +112,7 @@ static void summary(FILE *f, const json_t *r)
         json_is_null(json_object_get(proc, "followed")))
         fprintf(f, "  processes     %s%s\n",
                 json_is_false(json_object_get(proc, "followed")) ? "not followed: " : "",
-                str_or(proc, "not_followed_reason", "no reason given"));
+                esc_or(proc, "not_followed_reason", "no reason given", e1));
 }
 
 static void disks(FILE *f, const json_t *r)
@@ -116,12 +125,12 @@ static void disks(FILE *f, const json_t *r)
     fprintf(f, "\ndisks\n");
     json_array_foreach(list, i, d)
     {
-        char a[32], b[32], c[32], e[32], g[32], h[32], k[32], busy[16];
+        char a[32], b[32], c[32], e[32], g[32], h[32], k[32], busy[16], e1[ESC_MAX];
 
         fprintf(f,
                 "  %-10s read %s (avg %s, peak %s)  write %s + tail %s (avg %s, peak %s)  busy "
                 "%s\n",
-                str_or(d, "instance", "-"), bytes(cli_json_num(d, "read_bytes"), a, sizeof(a)),
+                esc_or(d, "instance", "-", e1), bytes(cli_json_num(d, "read_bytes"), a, sizeof(a)),
                 rate(cli_json_num(d, "avg_read_bytes_per_s"), b, sizeof(b)),
                 rate(cli_json_num(d, "peak_read_bytes_per_s"), c, sizeof(c)),
                 bytes(cli_json_num(d, "write_bytes"), e, sizeof(e)),
@@ -142,12 +151,12 @@ static void interfaces(FILE *f, const json_t *r)
     fprintf(f, "\ninterfaces\n");
     json_array_foreach(list, i, n)
     {
-        char a[32], b[32], c[32], d[32], e[32], g[32], h[32], k[32], x[32], y[32];
+        char a[32], b[32], c[32], d[32], e[32], g[32], h[32], k[32], x[32], y[32], e1[ESC_MAX];
 
         fprintf(f,
                 "  %-10s rx %s (%s pkts, %s B/pkt, peak %s)  tx %s (%s pkts, %s B/pkt, peak %s)"
                 "  errors %s discards %s\n",
-                str_or(n, "instance", "-"), bytes(cli_json_num(n, "rx_bytes"), a, sizeof(a)),
+                esc_or(n, "instance", "-", e1), bytes(cli_json_num(n, "rx_bytes"), a, sizeof(a)),
                 num(cli_json_num(n, "rx_packets"), 0, b, sizeof(b)),
                 num(cli_json_num(n, "rx_bytes_per_packet"), 0, c, sizeof(c)),
                 rate(cli_json_num(n, "peak_rx_bytes_per_s"), d, sizeof(d)),
@@ -166,7 +175,7 @@ static void interfaces(FILE *f, const json_t *r)
 static void procs(FILE *f, const json_t *r)
 {
     const json_t *list = json_object_get(r, "processes"), *p;
-    char a[32], b[32], c[32], d[32], e[32];
+    char a[32], b[32], c[32], d[32], e[32], e1[ESC_MAX];
     size_t i;
 
     if (!json_array_size(list))
@@ -178,7 +187,8 @@ static void procs(FILE *f, const json_t *r)
         if (i == PROCS_SHOWN)
             break;
         fprintf(f, "    %-22s read %s (storage %s), wrote %s (storage %s), cpu %s s\n",
-                str_or(p, "instance", "?"), bytes(cli_json_num(p, "io_read_bytes"), a, sizeof(a)),
+                esc_or(p, "instance", "?", e1),
+                bytes(cli_json_num(p, "io_read_bytes"), a, sizeof(a)),
                 bytes(cli_json_num(p, "storage_read_bytes"), b, sizeof(b)),
                 bytes(cli_json_num(p, "io_write_bytes"), c, sizeof(c)),
                 bytes(cli_json_num(p, "storage_write_bytes"), d, sizeof(d)),
@@ -231,7 +241,9 @@ static void peers(FILE *f, const json_t *r, int depth)
     {
         const json_t *rep = json_object_get(p, "report");
 
-        fprintf(f, "\npeer %s\n", str_or(p, "url", "-"));
+        char e1[ESC_MAX];
+
+        fprintf(f, "\npeer %s\n", esc_or(p, "url", "-", e1));
         if (json_is_object(rep) && depth < 2)
             render(f, rep, depth + 1);
         else

@@ -15,8 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CFG_MAX_GLOBS 32  /* must equal COLLECTOR_MAX_GLOBS */
-#define CFG_GLOB_MAX  255 /* bytes in one glob */
+#define CFG_MAX_GLOBS  32  /* must equal COLLECTOR_MAX_GLOBS */
+#define CFG_GLOB_MAX   255 /* bytes in one glob */
+#define CFG_MAX_ERRORS 20  /* errors of one file reported, one line each */
 
 _Static_assert(CFG_MAX_GLOBS == COLLECTOR_MAX_GLOBS, "glob lists are handed to the collector");
 
@@ -66,10 +67,14 @@ void cfg_release(struct cfg *c);
 
 /*
  * Load FILE over the current values of *c: keys absent from the file keep their value, a glob
- * list in the file replaces the whole list. Returns 0, or -1 with *c untouched and one line in
- * err (errlen bytes, always terminated when errlen > 0), e.g.
+ * list in the file replaces the whole list. Returns 0, or -1 with *c untouched and in err (errlen
+ * bytes, always terminated when errlen > 0) one line per error, e.g.
  *   perflogd.json:12:5: key 'retention.raw_days': expected an integer from 1 to 36500, got "x"
- * A file that cannot be read is named without a position ("perflogd.json: cannot open: ...").
+ * Every value is judged, so all its errors are listed, at most CFG_MAX_ERRORS, then a line that
+ * says how many more there were (a syntax error stops the parse: it is the only one). Lines are
+ * separated by '\n', with none after the last. A file that cannot be read, or is not a regular
+ * file (a FIFO is refused without waiting for a writer), is named without a position
+ * ("perflogd.json: cannot open: ...").
  */
 int cfg_load_file(struct cfg *c, const char *path, char *err, size_t errlen);
 
