@@ -202,6 +202,46 @@ async function liveView(page, browser) {
           `${id}: the y axis has units (${y.join(", ")})`);
     check(x.length >= 2 && x.every((t) => /^\d\d:\d\d(:\d\d)?$/.test(t)), `${id}: the x axis has times (${x.join(", ")})`);
   }
+  // Byte axes step 1-2-5 in binary units and label whole numbers: the live axes, and a uPlot of
+  // the page's own axis options on known ranges (up to 1.1 GiB/s read 0.3 / 0.5 / 0.8 / 1 GiB/s
+  // from quarter steps rounded before).
+  const whole = /^(0|[0-9]+ (B|KiB|MiB|GiB|TiB)(\/s)?)$/;
+  for (const id of ["chart-disk", "chart-mem"]) {
+    const y = ((ticks[id] || {})[1] || []).filter((t) => t !== "");
+    check(y.every((t) => whole.test(t)), `${id}: whole-number tick labels (${y.join(", ")})`);
+  }
+  const known = await page.evaluate(async () => {
+    const out = {};
+    for (const top of [1.1 * 1024 ** 3, 300 * 1024 ** 2, 7.5 * 1024 ** 3, 40 * 1024]) {
+      const div = document.createElement("div");
+      document.body.appendChild(div);
+      let got = null;
+      const u = new uPlot({
+        width: 800, height: 200,
+        scales: { x: { time: false }, y: { range: [0, top] } },
+        axes: [{}, { values: (u, s, a, sp, incr) => (got = PL.fmt.axis("bytes/s")(u, s, a, sp, incr)),
+                     incrs: PL.charts.BYTE_INCRS }],
+        series: [{}, { stroke: "red" }],
+      }, [[0, 1], [0, top]], div);
+      await new Promise((r) => setTimeout(r, 100)); // uPlot draws (and labels) in a later task
+      out[top] = got;
+      u.destroy();
+      div.remove();
+    }
+    return out;
+  });
+  const step125 = (labels) => {
+    const nums = labels.filter((t) => t !== "0").map((t) => [parseInt(t, 10), t.split(" ")[1]]);
+    if (nums.length < 2 || new Set(nums.map((n) => n[1])).size !== 1) return false;
+    const d = nums[1][0] - nums[0][0];
+    const lead = d / 10 ** Math.floor(Math.log10(d));
+    return [1, 2, 5].includes(lead) && nums.every((n, i) => i === 0 || n[0] - nums[i - 1][0] === d);
+  };
+  for (const [top, labels] of Object.entries(known)) {
+    const shown = (labels || []).filter((t) => t !== "");
+    check(shown.length >= 2 && shown.every((t) => whole.test(t)) && step125(shown),
+          `a 0..${(top / 1024 ** 2).toFixed(1)} MiB/s axis steps 1-2-5 in one binary unit (${shown.join(", ")})`);
+  }
   await shot(page, "live.png");
 }
 

@@ -151,15 +151,16 @@ PL.charts = (function () {
     });
   }
 
-  // Ticks of byte axes fall on round binary numbers (1, 2, 4, 5 ... 512 times 1024^k), so a
-  // KiB/MiB axis reads 256 KiB/s, 512 KiB/s, not 244 KiB/s.
+  // Ticks of byte axes step by 1, 2 or 5 times a power of ten of a binary unit (1024^k): 100, 200,
+  // 500 MiB, 1, 2, 5 GiB. The labels (format.axis) are then whole numbers of the step's unit, so
+  // an axis never reads 0.3 / 0.5 / 0.8 GiB from quarter steps rounded.
   var BYTE_INCRS = (function () {
     var out = [];
-    for (var k = 0; k < 6; k++)
-      [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128, 200, 256, 500, 512].forEach(function (m) {
+    for (var k = 0; k < 7; k++)
+      [1, 2, 5, 10, 20, 50, 100, 200, 500].forEach(function (m) {
         out.push(m * Math.pow(1024, k));
       });
-    return out.sort(function (a, b) { return a - b; });
+    return out;
   })();
 
   // An axis' tick labels, kept on the chart (u._plTicks[axis]) as uPlot draws them on the canvas:
@@ -347,5 +348,6 @@ PL.charts = (function () {
   }
 
   return { available: available, update: update, setShade: setShade,
-           resize: resize, rebuildAll: rebuildAll, shade: null, SPECS: SPECS };
+           resize: resize, rebuildAll: rebuildAll, shade: null, SPECS: SPECS,
+           BYTE_INCRS: BYTE_INCRS };
 })();
