@@ -242,6 +242,22 @@ async function liveView(page, browser) {
     check(shown.length >= 2 && shown.every((t) => whole.test(t)) && step125(shown),
           `a 0..${(top / 1024 ** 2).toFixed(1)} MiB/s axis steps 1-2-5 in one binary unit (${shown.join(", ")})`);
   }
+  // Legend markers are lines in their series' style: on the disk chart "write" dashed and "read"
+  // solid, both wider than tall.
+  const legend = await page.evaluate(() => {
+    const out = [];
+    document.querySelectorAll("#chart-disk .u-legend .u-series").forEach((row) => {
+      const m = row.querySelector(".u-marker"), label = row.querySelector(".u-label");
+      if (!m || !label) return;
+      const cs = getComputedStyle(m), r = m.getBoundingClientRect();
+      out.push({ label: label.textContent, style: cs.borderTopStyle, w: r.width, h: r.height });
+    });
+    return out;
+  });
+  const writes = legend.filter((l) => /write$/.test(l.label)), reads = legend.filter((l) => /read$/.test(l.label));
+  check(writes.length > 0 && reads.length > 0 && writes.every((l) => l.style === "dashed") &&
+        reads.every((l) => l.style === "solid") && legend.every((l) => l.w > 3 * l.h),
+        `the disk legend's markers are lines: write dashed, read solid (${JSON.stringify(legend)})`);
   await shot(page, "live.png");
 }
 

@@ -215,7 +215,10 @@ PL.charts = (function () {
     var height = spec.heat ? Math.max(90, 24 * n + 50) : 200;
     var opts = {
       width: width, height: height, series: seriesOpts(spec, picked), axes: axes, scales: scales,
-      legend: { live: true },
+      // the legend's markers are short lines in the series' own style (style.css), so "write"
+      // reads as the dashed line and "read" as the solid one
+      legend: { live: true, markers: { width: 2, fill: "transparent",
+        dash: function (u, i) { return u.series[i].dash ? "dashed" : "solid"; } } },
       cursor: { sync: { key: "perflog" }, drag: { x: true, y: false, setScale: false }, points: { show: !spec.heat } },
       hooks: {
         draw: [placeShades],
