@@ -258,6 +258,14 @@ async function liveView(page, browser) {
   check(writes.length > 0 && reads.length > 0 && writes.every((l) => l.style === "dashed") &&
         reads.every((l) => l.style === "solid") && legend.every((l) => l.w > 3 * l.h),
         `the disk legend's markers are lines: write dashed, read solid (${JSON.stringify(legend)})`);
+  // The run list fills the side column down to the bottom of the window and scrolls inside.
+  const side = await page.evaluate(() => {
+    const box = document.getElementById("runs-box").getBoundingClientRect();
+    const list = getComputedStyle(document.getElementById("runs"));
+    return { bottom: box.bottom, top: box.top, vh: window.innerHeight, overflow: list.overflowY };
+  });
+  check(side.bottom >= side.vh - 100 && side.bottom <= side.vh && side.overflow === "auto",
+        `the run list fills its column to the window's bottom and scrolls (${JSON.stringify(side)})`);
   await shot(page, "live.png");
 }
 
