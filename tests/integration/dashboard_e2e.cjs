@@ -461,6 +461,35 @@ async function noCharts(context, errors) {
   await page.close();
 }
 
+// Back on the live view, the run is a labelled band on the charts, where its time is.
+async function liveBand(page, run) {
+  await page.click('#ranges button[data-range="300"]');
+  await page.waitForFunction(() => document.body.dataset.rendered === "300", null, { timeout: 20000 });
+  await page.click("#runs-refresh");
+  await page.waitForFunction((id) => document.querySelector(`#chart-disk .band[data-run-id="${id}"]`),
+                             run.id, { timeout: 10000 }).catch(() => {});
+  const band = await page.evaluate((id) => {
+    const out = {};
+    document.querySelectorAll(".chart").forEach((c) => {
+      const b = c.querySelector(`.band[data-run-id="${id}"]`), u = c._plot;
+      if (!b || !u) return;
+      const left = parseFloat(b.style.left), width = parseFloat(b.style.width);
+      out[c.id] = { label: b.textContent, from: u.posToVal(left, "x") * 1000,
+                    to: u.posToVal(left + width, "x") * 1000 };
+    });
+    return out;
+  }, run.id);
+  const got = await api(`/api/v1/runs/${run.id}`);
+  const r = got.json || {};
+  const end = r.settled_ms != null ? r.settled_ms : r.end_ms;
+  const disk = band["chart-disk"];
+  check(Object.keys(band).length === 5 && disk && disk.label.includes(`#${run.id}`) &&
+        Math.abs(disk.from - r.start_ms) < 2000 && Math.abs(disk.to - end) < 2000,
+        `live view: run #${run.id} is a labelled band on all 5 charts at its time ` +
+        `(${JSON.stringify(disk)}, run ${r.start_ms}..${end})`);
+  await shot(page, "live-band.png");
+}
+
 async function mainMode() {
   const { browser, context } = await launch();
   const errors = [];
@@ -471,6 +500,7 @@ async function mainMode() {
     await dayView(page);
     const run = await makeRun();
     if (run) await runView(page, run);
+    if (run) await liveBand(page, run);
     await darkTheme(page);
     await noCharts(context, errors);
   } catch (e) {

@@ -173,6 +173,28 @@ PL.charts = (function () {
     };
   }
 
+  // The runs of the live view as labelled bands: PL.charts.bands, [{id, label, from, to}] (ms),
+  // rebuilt at every draw from the x scale, so they scroll with the live data.
+  function placeBands(u) {
+    var host = u.under, old = host.querySelectorAll(".band");
+    for (var i = 0; i < old.length; i++) old[i].remove();
+    var width = host.clientWidth;
+    (PL.charts.bands || []).forEach(function (b) {
+      var x0 = Math.max(0, Math.min(width, u.valToPos(b.from / 1000, "x")));
+      var x1 = Math.max(0, Math.min(width, u.valToPos(b.to / 1000, "x")));
+      if (x1 - x0 < 0.5) return;
+      var el = document.createElement("div");
+      el.className = "band";
+      el.dataset.runId = String(b.id);
+      el.style.left = x0 + "px";
+      el.style.width = (x1 - x0) + "px";
+      var tag = document.createElement("span");
+      tag.textContent = b.label;
+      el.appendChild(tag);
+      host.appendChild(el);
+    });
+  }
+
   // Build (or rebuild) the uPlot of `spec` in its box for the series `picked`.
   function build(spec, picked, getRange, onSelect) {
     var box = document.getElementById("chart-" + spec.id);
@@ -221,7 +243,7 @@ PL.charts = (function () {
         dash: function (u, i) { return u.series[i].dash ? "dashed" : "solid"; } } },
       cursor: { sync: { key: "perflog" }, drag: { x: true, y: false, setScale: false }, points: { show: !spec.heat } },
       hooks: {
-        draw: [placeShades],
+        draw: [placeShades, placeBands],
         setSelect: [function (u) {
           if (u.select.width > 2) {
             onSelect(u.posToVal(u.select.left, "x") * 1000,
@@ -231,7 +253,7 @@ PL.charts = (function () {
         }],
       },
     };
-    if (spec.heat) opts.hooks.draw = [drawHeat, placeShades];
+    if (spec.heat) opts.hooks.draw = [drawHeat, placeShades, placeBands];
     var xsEmpty = [[]];
     for (var i = 0; i < n; i++) xsEmpty.push([]);
     var u = new window.uPlot(opts, xsEmpty, box);
@@ -331,6 +353,15 @@ PL.charts = (function () {
     });
   }
 
+  // Mark runs on every chart (the live view): [{id, label, from, to}], or [] for none.
+  function setBands(list) {
+    PL.charts.bands = list;
+    SPECS.forEach(function (spec) {
+      var u = document.getElementById("chart-" + spec.id)._plot;
+      if (u) placeBands(u);
+    });
+  }
+
   // Redraw every chart at its box's width (window resize) or from scratch (theme change).
   function resize() {
     SPECS.forEach(function (spec) {
@@ -352,5 +383,6 @@ PL.charts = (function () {
 
   return { available: available, update: update, setShade: setShade,
            resize: resize, rebuildAll: rebuildAll, shade: null, SPECS: SPECS,
+           setBands: setBands, bands: [],
            BYTE_INCRS: BYTE_INCRS };
 })();
