@@ -60,6 +60,8 @@ void cfg_defaults(struct cfg *c)
     c->max_connections = 256;
     c->connection_timeout_s = 10;
     c->request_timeout_s = 60;
+    c->header_timeout_s = 10;
+    c->max_per_ip = 32;
     c->max_body_bytes = 65536;
     c->max_url_bytes = 8192;
     c->max_points = 100000;

@@ -50,6 +50,8 @@ struct cfg {
     int max_connections;      /* "max_connections": default 256, 1..100000; more get a 503 */
     int connection_timeout_s; /* "connection_timeout_s": idle/slow client cut-off, 10, 1..3600 */
     int request_timeout_s;    /* "request_timeout_s": a streamed answer is ended after it, 60, 1..86400 */
+    int header_timeout_s;     /* "header_timeout_s": whole request within it, 10, 1..3600 */
+    int max_per_ip;           /* "max_connections_per_ip": per client address, 32, 1..100000 */
     int64_t max_body_bytes;   /* "max_body_bytes": default 65536, 1024..16777216; more: 413 */
     int64_t max_url_bytes;    /* "max_url_bytes": default 8192, 256..65536; more: 414 */
     int64_t max_points;       /* "max_points": per series per request, 100000, 100..100000000 */

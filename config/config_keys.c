@@ -91,6 +91,8 @@ static const struct key_def top_keys[] = {
     INT_KEY("http_threads", http_threads, 1, 64),
     INT_KEY("max_connections", max_connections, 1, 100000),
     INT_KEY("connection_timeout_s", connection_timeout_s, 1, 3600),
+    INT_KEY("header_timeout_s", header_timeout_s, 1, 3600),
+    INT_KEY("max_connections_per_ip", max_per_ip, 1, 100000),
     INT_KEY("max_body_bytes", max_body_bytes, 1024, 16777216),
     INT_KEY("max_url_bytes", max_url_bytes, 256, 65536),
     INT_KEY("max_points", max_points, 100, 100000000),

@@ -260,6 +260,16 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->dropped = qs.dropped;
 }
 
+static int listen_is_loopback(const struct cfg *c)
+{
+    char host[256];
+    int port;
+    const char *why;
+
+    return cfg_listen_parse(c->listen_addr, host, sizeof(host), &port, &why) == 0 &&
+           http_host_is_loopback(host);
+}
+
 static int start_http(const struct cfg *c, const struct api_env *env, struct http_server **srv)
 {
     struct http_settings hs = {0};
@@ -275,9 +285,13 @@ static int start_http(const struct cfg *c, const struct api_env *env, struct htt
     hs.threads = c->http_threads;
     hs.max_connections = c->max_connections;
     hs.timeout_s = c->connection_timeout_s;
+    hs.header_timeout_s = c->header_timeout_s;
+    hs.max_connections_per_ip = c->max_per_ip;
     hs.max_body_bytes = c->max_body_bytes;
     hs.max_url_bytes = c->max_url_bytes;
     rc = http_start(&hs, env, srv, err, sizeof(err));
+    if (rc == 0 && env->listen_remote && !c->auth_token[0])
+        log_warnx("listen %s: %s", c->listen_addr, HTTP_OPEN_WARNING);
     if (rc < 0)
         log_error("%s", err);
     else
@@ -431,6 +445,7 @@ static void log_restart_keys(const struct cfg *cur, const struct cfg *next)
                   next->listen_addr);
     if (next->http_threads != cur->http_threads || next->max_connections != cur->max_connections ||
         next->connection_timeout_s != cur->connection_timeout_s ||
+        next->header_timeout_s != cur->header_timeout_s || next->max_per_ip != cur->max_per_ip ||
         next->max_body_bytes != cur->max_body_bytes || next->max_url_bytes != cur->max_url_bytes ||
         next->max_points != cur->max_points || next->request_timeout_s != cur->request_timeout_s)
         log_warnx("reload: the HTTP server settings changed; they take effect only after a "
@@ -567,7 +582,8 @@ static int daemon_main(int argc, char **argv)
                                .stats_arg = &parts,
                                .runs = runs,
                                .run_window = run_window,
-                               .run_window_arg = runs};
+                               .run_window_arg = runs,
+                               .listen_remote = !listen_is_loopback(&cfg)};
     }
     if (!sp || start_http(&cfg, &env, &srv) < 0) {
         if (!sp)

@@ -154,8 +154,7 @@ int api_auth_ok(const char *authorization, const char *token)
     return diff == 0 && tlen > 0;
 }
 
-/* The token in force (NULL: none) and whether reads need it. */
-static const char *auth_of(const struct api_env *env, int *read_too)
+const char *api_auth_of(const struct api_env *env, int *read_too)
 {
     const struct api_auth *a = env->auth ? atomic_load(env->auth) : NULL;
     const char *token = a ? a->token : env->auth_token;
@@ -209,7 +208,13 @@ int api_handle(const struct api_env *env, struct reader *rd, const struct api_re
         out->allow = allow;
         return rc;
     }
-    token = auth_of(env, &read_too);
+    token = api_auth_of(env, &read_too);
+    /* With no token configured, anyone who can reach a non-loopback listener could create and
+     * delete runs: writes are for local clients only then. */
+    if (rq->remote && !token && strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD"))
+        return api_error(out, 403, "forbidden",
+                         "%.16s from another host needs a token: set auth_token on the server",
+                         rq->method);
     if (!rt->open && needs_token(token, read_too, rq->method) &&
         !api_auth_ok(rq->authorization, token))
         return api_error(out, 401, "unauthorized",

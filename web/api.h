@@ -26,6 +26,11 @@ struct api_request {
     const char *authorization; /* the Authorization header, or NULL */
     const char *body;          /* request body (may be NULL when body_len is 0) */
     size_t body_len;
+    int remote; /* the client is not on a loopback address: writes need a token */
+    /* Non-zero once the answer is no longer wanted: the client hung up, or the server is
+     * stopping. A handler or stream doing long work polls it and gives up; the flag outlives the
+     * answer's stream (until stream_free). NULL: never cancelled (tests). */
+    const _Atomic int *cancel;
 };
 
 struct api_response {
@@ -86,6 +91,7 @@ struct api_env {
     int (*run_window)(void *arg, int64_t id, struct reader_run *out);
     void *run_window_arg;
     struct runs *runs; /* the run manager (daemon/runs.h); NULL: the runs routes answer 503 */
+    int listen_remote; /* the API listens beyond loopback: health warns while there is no token */
 };
 
 /*
@@ -95,6 +101,11 @@ struct api_env {
  */
 int api_handle(const struct api_env *env, struct reader *rd, const struct api_request *rq,
                struct api_response *out);
+
+/* Health's warning (and the daemon's at start) for a non-loopback listener without a token. */
+#define HTTP_OPEN_WARNING                                                                          \
+    "the API listens beyond loopback without auth_token: anyone who can reach it reads the "       \
+    "data; POST and DELETE from other hosts are refused until a token is set"
 
 /* Fill *out with a JSON error. `code` is a short machine word ("bad_time"); printf-style message.
  * Returns 0 or -ENOMEM. */

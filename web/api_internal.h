@@ -60,6 +60,9 @@ int api_dashboard_page(const struct api_env *env, struct reader *rd, const struc
 int api_dashboard_file(const struct api_env *env, const struct api_request *rq, int64_t id,
                        struct api_response *out);
 
+/* The token in force (NULL: none) and whether reads need it. */
+const char *api_auth_of(const struct api_env *env, int *read_too);
+
 /* Parse from= and to= (defaults dflt_from and "now") into *from_ms, *to_ms, from <= to. Returns
  * 0, or 1 with a 400 answer in *out, or -ENOMEM. */
 int api_time_range(const struct api_env *env, const struct query *q, const char *dflt_from,

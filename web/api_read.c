@@ -64,6 +64,17 @@ static json_t *health_problems(const struct api_stats *st, int64_t now_ms, struc
     return p;
 }
 
+/* What is not wrong but risky: an open listener without a token. Does not degrade status. */
+static json_t *health_warnings(const struct api_env *env)
+{
+    json_t *w = json_array();
+    int read_too;
+
+    if (env->listen_remote && !api_auth_of(env, &read_too))
+        json_array_append_new(w, json_string(HTTP_OPEN_WARNING));
+    return w;
+}
+
 int api_health(const struct api_env *env, struct reader *rd, const struct query *q,
                struct api_response *out)
 {
@@ -80,7 +91,7 @@ int api_health(const struct api_env *env, struct reader *rd, const struct query 
     tp_format_utc(st.last_tick_wall_ms, last, sizeof(last));
     j = json_pack(
         "{s:s, s:s, s:s, s:I, s:f, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:b, "
-        "s:{s:s, s:o, s:I, s:I}, s:o}",
+        "s:{s:s, s:o, s:I, s:I}, s:o, s:o}",
         "status", json_array_size(problems) ? "degraded" : "ok", "version", env->version, "host",
         env->host, "interval_ms", (json_int_t)st.interval_ms, "uptime_s",
         (double)(now - env->start_wall_ms) / 1000.0, "start_utc", start, "last_sample_utc",
@@ -92,7 +103,7 @@ int api_health(const struct api_env *env, struct reader *rd, const struct query 
         "database", "path", env->db_path ? env->db_path : "", "size_bytes",
         db_bytes(env->db_path) >= 0 ? json_integer(db_bytes(env->db_path)) : json_null(),
         "used_bytes", (json_int_t)st.db_used_bytes, "max_bytes", (json_int_t)st.max_db_bytes,
-        "problems", problems);
+        "problems", problems, "warnings", health_warnings(env));
     if (!j)
         return -ENOMEM;
     s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));

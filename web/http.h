@@ -15,9 +15,11 @@
 struct http_settings {
     const char *host; /* IPv4/IPv6 literal or a name; IPv6 without brackets */
     int port;
-    int threads;         /* worker threads, >= 1 */
-    int max_connections; /* above it a client gets 503 and is closed */
-    int timeout_s;       /* an idle or too slow connection is closed after this */
+    int threads;                /* worker threads, >= 1 */
+    int max_connections;        /* above it a client gets 503 and is closed */
+    int timeout_s;              /* an idle or too slow connection is closed after this */
+    int header_timeout_s;       /* a whole request (headers and body) must arrive within this */
+    int max_connections_per_ip; /* per client address; more are closed unanswered */
     int64_t max_body_bytes;
     int64_t max_url_bytes;
 };
@@ -30,6 +32,10 @@ struct http_server;
  */
 int http_start(const struct http_settings *s, const struct api_env *env, struct http_server **out,
                char *err, size_t errlen);
+
+/* 1 if `host` (as in http_settings) is a loopback address: 127.0.0.0/8, ::1, or a name that
+ * resolves to one. "0.0.0.0", "::" and every other address are not. */
+int http_host_is_loopback(const char *host);
 
 /* Stop accepting, finish or drop the connections in flight, join the threads. Accepts NULL. */
 void http_stop(struct http_server *srv);

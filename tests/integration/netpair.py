@@ -39,11 +39,7 @@ class NetPair:
 
     def open(self):
         """Create the namespaces, the veth pair and start both daemons."""
-        for side in "ab":
-            sh("ip", "netns", "add", self.ns[side])
-            self.made.append(self.ns[side])
-        sh("ip", "link", "add", self.dev["a"], "netns", self.ns["a"], "type", "veth", "peer",
-           "name", self.dev["b"], "netns", self.ns["b"])
+        self.open_netns()
         for side in "ab":
             ns = self.ns[side]
             for key in ("all", "default"):
@@ -60,6 +56,15 @@ class NetPair:
             d = Daemon(netns=self.ns[side], addr=self.addr[side])
             self.daemons[side] = d
             d.start(wait_ticks=2)
+        return self
+
+    def open_netns(self):
+        """Only the namespaces and the veth pair joining them."""
+        for side in "ab":
+            sh("ip", "netns", "add", self.ns[side])
+            self.made.append(self.ns[side])
+        sh("ip", "link", "add", self.dev["a"], "netns", self.ns["a"], "type", "veth", "peer",
+           "name", self.dev["b"], "netns", self.ns["b"])
         return self
 
     def offloads(self, side):

@@ -211,9 +211,12 @@ def test_connection_limit():
     try:
         idle = [socket.create_connection(("127.0.0.1", d.port)) for _ in range(3)]
         time.sleep(0.3)
-        resp = raw_request(d.port, b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        resp = raw_request(d.port, b"GET /api/v1/counters HTTP/1.1\r\nHost: x\r\n\r\n")
         check(resp.startswith(b"HTTP/1.1 503") and b'"too_many_connections"' in resp,
               f"a 4th connection over max_connections 3: 503 JSON ({resp[:80]!r})")
+        resp = raw_request(d.port, b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        check(resp.startswith(b"HTTP/1.1 200"),
+              f"a health check over max_connections 3 still gets through: 200 ({resp[:80]!r})")
         time.sleep(4.5)  # the idle ones time out (connection_timeout_s 3)
         for s in idle:
             s.settimeout(1)

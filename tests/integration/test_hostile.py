@@ -39,7 +39,8 @@ WORKERS = 16
 SLOWLORIS = 24  # + STALLED + WORKERS stays below max_connections (64)
 STALLED = 6
 SEED = 20261129
-CONFIG = {"connection_timeout_s": 2, "max_connections": 64}
+# every client of this test is 127.0.0.1: the per-address limit must not be the one tested here
+CONFIG = {"connection_timeout_s": 2, "max_connections": 64, "max_connections_per_ip": 128}
 
 STATUS_RE = re.compile(rb"^HTTP/1\.[01] (\d{3})[ \r]")
 Q = urllib.parse.quote
@@ -446,6 +447,22 @@ def stalled(d, t, k):
         t.fail(f"stalled {k}: {e!r}", "stalled")
 
 
+def run_load(d, t, reqs):
+    """Send reqs from WORKERS threads while the slowloris and stalled connections run; returns
+    when all are done (test_http_idle replays this too)."""
+    stop_at = time.time() + 5
+    side = [threading.Thread(target=slowloris, args=(d, t, k, stop_at)) for k in range(SLOWLORIS)]
+    side += [threading.Thread(target=stalled, args=(d, t, k)) for k in range(STALLED)]
+    for th in side:
+        th.start()
+    idx, lock = [0], threading.Lock()
+    workers = [threading.Thread(target=worker, args=(d, t, reqs, idx, lock)) for _ in range(WORKERS)]
+    for th in workers:
+        th.start()
+    for th in workers + side:
+        th.join()
+
+
 def main():
     r = random.Random(SEED)
     reqs = [gen(r, i) for i in range(N_REQUESTS)]
@@ -458,17 +475,7 @@ def main():
         missed0 = h0["missed"]
         t_load0 = time.time()
 
-        stop_at = time.time() + 5
-        side = [threading.Thread(target=slowloris, args=(d, t, k, stop_at)) for k in range(SLOWLORIS)]
-        side += [threading.Thread(target=stalled, args=(d, t, k)) for k in range(STALLED)]
-        for th in side:
-            th.start()
-        idx, lock = [0], threading.Lock()
-        workers = [threading.Thread(target=worker, args=(d, t, reqs, idx, lock)) for _ in range(WORKERS)]
-        for th in workers:
-            th.start()
-        for th in workers + side:
-            th.join()
+        run_load(d, t, reqs)
         t_load1 = time.time()
         print(f"load: {N_REQUESTS} requests + {SLOWLORIS} slowloris + {STALLED} stalled in {t_load1 - t_load0:.1f} s",
               flush=True)

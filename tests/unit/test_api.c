@@ -403,6 +403,46 @@ static void test_auth_ok(void)
     CHECK_INT(api_auth_ok(NULL, ""), 0);
 }
 
+/* A client beyond loopback may read, but writes need a configured token; with one, the usual
+ * 401 applies. Health warns while a listener beyond loopback has no token. */
+static void test_remote_writes(struct live *live, struct reader *rd)
+{
+    struct api_env env = base_env(live, NULL);
+    struct api_request rq = {.method = "POST", .path = "/api/v1/runs", .query = "", .remote = 1};
+    struct api_response out;
+    json_t *j;
+
+    CHECK_INT(api_handle(&env, rd, &rq, &out), 0);
+    check_error_body(&out, 403, "forbidden", NULL, 0);
+    free(out.body);
+    rq.method = "DELETE";
+    rq.path = "/api/v1/runs/1";
+    CHECK_INT(api_handle(&env, rd, &rq, &out), 0);
+    check_error_body(&out, 403, "forbidden", NULL, 0);
+    free(out.body);
+    rq.method = "GET";
+    rq.path = "/api/v1/health";
+    CHECK_INT(api_handle(&env, rd, &rq, &out), 0);
+    CHECK_INT(out.status, 200);
+    free(out.body);
+    env.auth_token = "s3cret";
+    rq.method = "POST";
+    rq.path = "/api/v1/runs";
+    CHECK_INT(api_handle(&env, rd, &rq, &out), 0);
+    check_error_body(&out, 401, "unauthorized", NULL, 0);
+    free(out.body);
+
+    env.listen_remote = 1;
+    j = get_json(&env, rd, "/api/v1/health", "", 200);
+    CHECK(j && json_array_size(json_object_get(j, "warnings")) == 0);
+    json_decref(j);
+    env.auth_token = NULL;
+    j = get_json(&env, rd, "/api/v1/health", "", 200);
+    CHECK(j && json_array_size(json_object_get(j, "warnings")) == 1);
+    CHECK(j && !strcmp(json_string_value(json_object_get(j, "status")), "ok"));
+    json_decref(j);
+}
+
 static void test_auth_handle(struct live *live, struct reader *rd)
 {
     struct api_env env = base_env(live, NULL);
@@ -452,6 +492,7 @@ static void test_auth_handle(struct live *live, struct reader *rd)
     CHECK_INT(call(&env, rd, "GET", "/api/v1/health", "", "Bearer whatever", &out), 0);
     CHECK_INT(out.status, 200);
     free(out.body);
+    test_remote_writes(live, rd);
 }
 
 /* ---- health ---- */

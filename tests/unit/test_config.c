@@ -127,6 +127,8 @@ static void check_is_default(const struct cfg *c)
     CHECK_INT(c->max_connections, 256);
     CHECK_INT(c->connection_timeout_s, 10);
     CHECK_INT(c->request_timeout_s, 60);
+    CHECK_INT(c->header_timeout_s, 10);
+    CHECK_INT(c->max_per_ip, 32);
     CHECK_INT(c->max_body_bytes, 65536);
     CHECK_INT(c->max_url_bytes, 8192);
     CHECK_INT(c->max_points, 100000);
