@@ -19,7 +19,8 @@ PERFLOG = os.path.join(os.environ.get("PERFLOG_BUILD_DIR", "build"), "perflog")
 FILE_BYTES = 512 << 20  # the acceptance scenario 1
 REPORT_KEYS = ["id", "label", "host", "command", "exit_code", "start_utc", "end_utc",
                "settled_utc", "duration_s", "tail_s", "disks", "interfaces", "tcp", "cpu", "memory",
-               "process", "payload", "tool", "peers"]
+               "process", "payload", "tool", "peers", "throughput", "tail", "kernel",
+               "windows", "headline"]
 SECTION_KEYS = {
     "tcp": ["retransmitted_segments", "sent_segments"],
     "cpu": ["avg_pct", "busiest"],
@@ -28,10 +29,12 @@ SECTION_KEYS = {
                 "storage_write_bytes"],
     "payload": ["bytes", "files", "on_disk_at_end_pct", "write_amplification", "ms_per_file",
                 "packets_per_file"],
-    "tool": ["name", "claimed_bytes_per_s", "measured_bytes_per_s"],
+    "tool": ["name", "claimed_bytes_per_s"],
+    "throughput": ["claimed", "returned", "durable", "durable_ms"],
 }
 DISK_KEYS = ["instance", "read_bytes", "write_bytes", "tail_write_bytes", "avg_read_bytes_per_s",
-             "peak_read_bytes_per_s", "avg_write_bytes_per_s", "peak_write_bytes_per_s", "busy_pct"]
+             "peak_read_bytes_per_s", "avg_write_bytes_per_s", "peak_write_bytes_per_s", "busy_pct",
+             "busy_s", "device_bytes_per_s", "peak_second_bytes_per_s"]
 
 
 def perflog(daemon, *args, timeout=300, stdout=subprocess.PIPE):
