@@ -29,7 +29,7 @@
 
 static const char help[] =
     "usage: perflog run [--label TEXT] [--payload PATH | --bytes N] [--files N] [--peer URL]...\n"
-    "                   [--settle-timeout S] [--quiet] [--json] -- CMD [ARGS...]\n"
+    "                   [--settle-timeout S] [--quiet] [--all] [--json] -- CMD [ARGS...]\n"
     "\n"
     "Mark a run on perflogd, run CMD with its stdout and stderr passed through, show one line a\n"
     "second on stderr (disk, network, dirty data, CPU), end the run when CMD exits, wait until "
@@ -47,6 +47,7 @@ static const char help[] =
     "                      report then shows the hosts side by side\n"
     "  --settle-timeout S  the longest wait for dirty data after CMD exits (1..3600, default 120)\n"
     "  -q, --quiet         no live line and no waiting messages\n"
+    "  --all               list the idle disks and interfaces in the report too\n"
     "  --json              print the report as JSON instead of text\n"
     "\n";
 
@@ -56,7 +57,7 @@ struct run_opts {
     int64_t settle_timeout_s;
     const char *peers[MAX_PEERS];
     size_t npeers;
-    int quiet, json;
+    int quiet, json, all;
 };
 
 /* A host the run is open on: the daemon of --server, then each peer. */
@@ -108,11 +109,17 @@ static void print_help(int err)
 static int parse_opts(int argc, char **argv, struct run_opts *o)
 {
     static const struct option opts[] = {
-        {"label", required_argument, NULL, 'l'}, {"payload", required_argument, NULL, 'p'},
-        {"bytes", required_argument, NULL, 'b'}, {"files", required_argument, NULL, 'f'},
-        {"peer", required_argument, NULL, 'P'},  {"settle-timeout", required_argument, NULL, 's'},
-        {"quiet", no_argument, NULL, 'q'},       {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"label", required_argument, NULL, 'l'},
+        {"payload", required_argument, NULL, 'p'},
+        {"bytes", required_argument, NULL, 'b'},
+        {"files", required_argument, NULL, 'f'},
+        {"peer", required_argument, NULL, 'P'},
+        {"settle-timeout", required_argument, NULL, 's'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"json", no_argument, NULL, 'j'},
+        {"all", no_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     int c;
 
@@ -149,6 +156,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
             break;
         case 'j':
             o->json = 1;
+            break;
+        case 'a':
+            o->all = 1;
             break;
         default:
             print_help(c != 'h');
@@ -574,7 +584,7 @@ static void print_report(const struct session *s, const json_t *rep)
         if (text)
             printf("%s\n", text);
     } else {
-        text = run_report_text(rep);
+        text = run_report_text(rep, s->o->all);
         if (text)
             fputs(text, stdout);
     }
