@@ -513,8 +513,8 @@ static int daemon_main(int argc, char **argv)
     live = live_new(LIVE_TICKS);
     ss.follow = follow = follow_set_new();
     sp = live && follow ? sampler_start(&ss, q, live, err, sizeof(err)) : NULL;
-    if (sp && !(runs = runs_start(cfg.db, live, follow, cfg.interval_ms, clock_wall_ns() / 1000000,
-                                  err, sizeof(err)))) {
+    if (sp && !(runs = runs_start(cfg.db, live, follow, &ss.collect, cfg.interval_ms,
+                                  clock_wall_ns() / 1000000, err, sizeof(err)))) {
         log_error("%s", err);
         sampler_stop(sp);
         sp = NULL;

@@ -8,6 +8,15 @@
  * within max(8 MiB, 5% of the peak) of the level, or when its settle timeout has passed since the
  * end: a plateau above the level (dirty pages waiting out vm.dirty_expire_centisecs) keeps it
  * waiting.
+ *
+ * That level is the whole system's, so another process's dirty pages would hold a run open. The
+ * wait therefore also ends on the run's OWN data: Linux counts no dirty pages per process, so the
+ * rule is that the run's own writes are on the device when the whole disks have written, since
+ * the start edge, at least the run's own write_bytes (the client's tree totals, else the followed
+ * processes between the edges). A run that wrote nothing is settled at its end. Whichever rule
+ * ends the wait first ends it, and the settle edge is taken at that instant; the edge records
+ * which rule it was ("ended_by": own_written, dirty_level or timeout, the last when the cap
+ * ended the wait).
  */
 #include "runs.h"
 
@@ -17,6 +26,8 @@
 #include "pid_alive.h"
 #include "reader.h"
 #include "report.h"
+#include "report_io.h"
+#include "run_edges.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -27,11 +38,12 @@
 #include <string.h>
 #include <time.h>
 
-#define WAKE_MS         250
-#define SETTLE_SLACK_KB 8192 /* 8 MiB */
-#define SETTLE_SHARE    0.05
-#define LEVEL_LOOKBACK  60000 /* how far before the start a tick may stand for the level */
-#define TICKS_PER_STEP  64
+#define WAKE_MS             250
+#define SETTLE_SLACK_KB     8192 /* 8 MiB */
+#define SETTLE_SHARE        0.05
+#define LEVEL_LOOKBACK      60000 /* how far before the start a tick may stand for the level */
+#define TICKS_PER_STEP      64
+#define SETTLE_TICK_WAIT_MS 10000 /* how long a settled run's report waits for its tick */
 
 /* What the manager knows of one open run; manager thread only. */
 struct track {
@@ -41,6 +53,10 @@ struct track {
     int64_t cur_kb, cur_ms;    /* the newest tick seen; cur_ms 0: none yet */
     int64_t last_ms;           /* ticks up to this wall time are seen */
     int seen;                  /* mark of the current pass */
+    int have_edges;            /* the two below are read (once the run has ended) */
+    int64_t start_disk_w;      /* whole disks' write bytes at the start edge; -1 none */
+    int64_t own_w;             /* the run's own write_bytes; -1 not known */
+    int64_t settle_ms;         /* the settle edge's instant once the wait has ended; 0 before */
 };
 
 /*
@@ -59,6 +75,7 @@ struct runs {
     struct runs_db *db;
     struct live *live;
     struct follow_set *follow; /* may be NULL; thread-safe itself */
+    struct run_edges *edges;   /* NULL: no edges taken; thread-safe itself */
     int64_t interval_ms;
     char *db_path;
     struct reader *rd; /* manager thread only; opened when first needed */
@@ -217,6 +234,76 @@ static int64_t or_minus1(int64_t v)
     return v == RUNS_DB_NULL ? -1 : v;
 }
 
+/* The stored edges of run `id` as {"start":..., "end":..., "settle":..., "kernel":...}, or NULL
+ * when none was stored. */
+static json_t *load_edges(struct runs *rs, int64_t id)
+{
+    char *texts[RUNS_EDGES];
+    json_t *j = NULL;
+
+    if (runs_db_get_edges(rs->db, id, texts) < 0)
+        return NULL;
+    for (int i = 0; i < RUNS_EDGES; i++) {
+        json_t *e = texts[i] ? json_loads(texts[i], 0, NULL) : NULL;
+
+        if (e && !j)
+            j = json_object();
+        if (e)
+            json_object_set_new(j, runs_db_edge_names[i], e);
+        free(texts[i]);
+    }
+    if (j && !json_object_get(j, "start")) { /* edges without a start are no window */
+        json_decref(j);
+        j = NULL;
+    }
+    return j;
+}
+
+/* Read what the own-data rule needs, once the run has ended: the start edge's device writes and
+ * the run's own write_bytes. */
+static void edges_of(struct runs *rs, struct track *tk, const struct runs_db_row *row)
+{
+    json_t *e;
+
+    if (tk->have_edges)
+        return;
+    tk->have_edges = 1;
+    tk->start_disk_w = tk->own_w = -1;
+    e = load_edges(rs, row->id);
+    if (!e)
+        return;
+    tk->start_disk_w = report_io_disk_sum(json_object_get(e, "start"), "write_bytes");
+    tk->own_w = row->storage_write_bytes != RUNS_DB_NULL
+                    ? row->storage_write_bytes
+                    : report_io_procs_delta(json_object_get(e, "start"), json_object_get(e, "end"),
+                                            "write_bytes");
+    json_decref(e);
+}
+
+/* Take the settle edge now, store it with the rule that ended the wait; its instant, or 0. */
+static int64_t settle_edge(struct runs *rs, const struct runs_db_row *row, const char *ended_by)
+{
+    json_t *e = runs_take_edge(rs, row->pid != RUNS_DB_NULL ? row->pid : 0, NULL);
+    int64_t t_ms;
+
+    if (!e)
+        return 0;
+    json_object_set_new(e, "ended_by", json_string(ended_by));
+    t_ms = json_integer_value(json_object_get(e, "t_ms"));
+    runs_put_edge(rs, row->id, RUNS_EDGE_SETTLE, e);
+    return t_ms;
+}
+
+/* The wait of `row` has ended by rule `ended_by`: take the settle edge (its instant, or
+ * `fallback_ms` when no edge can be taken); the report follows once a tick covers it. */
+static void settle(struct runs *rs, struct track *tk, const struct runs_db_row *row,
+                   const char *ended_by, int64_t fallback_ms)
+{
+    int64_t t_ms = settle_edge(rs, row, ended_by);
+
+    tk->settle_ms = t_ms > 0 ? t_ms : fallback_ms;
+}
+
 /* Compute the report of `row` (its tail ends at settled_ms) and store it with the status. */
 static void store_report(struct runs *rs, const struct runs_db_row *row, int64_t settled_ms,
                          const char *status)
@@ -241,15 +328,17 @@ static void store_report(struct runs *rs, const struct runs_db_row *row, int64_t
         .pid = or_minus1(row->pid),
     };
     char err[512] = "", why[RUNS_WHY_MAX] = "";
-    json_t *j;
+    json_t *j, *edges;
     char *s;
     int rc;
 
     run.followed = note_get(rs, row->id, why, sizeof(why));
     run.not_followed_reason = why;
+    run.edges = edges = load_edges(rs, row->id);
     if (!rs->rd && reader_open(rs->db_path, &rs->rd, err, sizeof(err)) < 0)
         log_warnx("run %lld: the report reads no stored data: %s", (long long)row->id, err);
     j = report_compute(rs->rd, rs->live, rs->interval_ms, &run, err, sizeof(err));
+    json_decref(edges);
     if (!j) /* stored anyway, so the run does not come back every pass */
         j = json_pack("{s:s}", "error", err[0] ? err : "the report could not be computed");
     s = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12)) : NULL;
@@ -286,16 +375,36 @@ static void step_run(struct runs *rs, const struct runs_db_row *row, int64_t now
         follow(rs, tk);
     if (strcmp(row->status, "ending") != 0 || row->end_ms == RUNS_DB_NULL)
         return;
+    /* The report waits for the tick that covers the settle instant (the first at or after it:
+     * ticks hold the second before them), so its tick figures see the whole run and tail; that
+     * tick's time is the run's settled_ms, the settle edge the exact instant. */
+    if (tk->settle_ms > 0) {
+        if (tk->last_ms >= tk->settle_ms)
+            store_report(rs, row, tk->last_ms, "settled");
+        else if (now_ms - tk->settle_ms > SETTLE_TICK_WAIT_MS) /* no ticks: the sampler stalls */
+            store_report(rs, row, tk->settle_ms, "settled");
+        return;
+    }
+    edges_of(rs, tk, row);
+    if (tk->own_w >= 0 && tk->start_disk_w >= 0 && rs->edges) {
+        struct run_edges_now now;
+
+        if (run_edges_now(rs->edges, &now) == 0 && now.disk_write_bytes >= 0 &&
+            now.disk_write_bytes - tk->start_disk_w >= tk->own_w) {
+            settle(rs, tk, row, "own_written", now.t_ms);
+            return;
+        }
+    }
     slack = (double)tk->peak_kb * SETTLE_SHARE;
     if (slack < SETTLE_SLACK_KB)
         slack = SETTLE_SLACK_KB;
     if (tk->have_level && tk->cur_ms > row->end_ms &&
         (double)(tk->cur_kb - tk->level_kb) <= slack) {
-        store_report(rs, row, tk->cur_ms, "settled");
+        settle(rs, tk, row, "dirty_level", tk->cur_ms);
         return;
     }
     if (now_ms - row->end_ms >= timeout_s * 1000)
-        store_report(rs, row, tk->cur_ms > row->end_ms ? tk->cur_ms : now_ms, "settled");
+        settle(rs, tk, row, "timeout", tk->cur_ms > row->end_ms ? tk->cur_ms : now_ms);
 }
 
 /* Drop the tracks of runs no longer open (settled, deleted). */
@@ -365,6 +474,7 @@ static void runs_free(struct runs *rs)
 {
     runs_db_close(rs->db);
     reader_close(rs->rd);
+    run_edges_free(rs->edges);
     pthread_cond_destroy(&rs->cond);
     pthread_mutex_destroy(&rs->lock);
     pthread_mutex_destroy(&rs->notes_lock);
@@ -375,7 +485,8 @@ static void runs_free(struct runs *rs)
 }
 
 struct runs *runs_start(const char *db_path, struct live *live, struct follow_set *follow,
-                        int64_t interval_ms, int64_t start_wall_ms, char *err, size_t errlen)
+                        const struct collector_config *collect, int64_t interval_ms,
+                        int64_t start_wall_ms, char *err, size_t errlen)
 {
     struct runs *rs = calloc(1, sizeof(*rs));
     int rc;
@@ -388,6 +499,8 @@ struct runs *runs_start(const char *db_path, struct live *live, struct follow_se
     rs->live = live;
     rs->follow = follow;
     rs->interval_ms = interval_ms;
+    if (collect && !(rs->edges = run_edges_new(collect)))
+        log_warnx("runs: out of memory for the edge reader: runs get no edges");
     pthread_mutex_init(&rs->lock, NULL);
     pthread_mutex_init(&rs->notes_lock, NULL);
     monocond_init(&rs->cond);
@@ -464,4 +577,32 @@ void runs_stop(struct runs *rs)
     pthread_mutex_unlock(&rs->lock);
     pthread_join(rs->thread, NULL);
     runs_free(rs);
+}
+
+json_t *runs_take_edge(struct runs *rs, int64_t pid, json_t **kernel)
+{
+    char why[160] = "";
+    json_t *e;
+
+    if (!rs->edges)
+        return NULL;
+    e = run_edges_take(rs->edges, pid, 1, kernel, why, sizeof(why));
+    if (!e)
+        log_warnx("runs: no edge reading: %s", why);
+    return e;
+}
+
+void runs_put_edge(struct runs *rs, int64_t id, enum runs_db_edge which, json_t *edge)
+{
+    json_t *t = json_object_get(edge, "t_ms");
+    char *s;
+
+    if (!edge)
+        return;
+    s = json_dumps(edge, JSON_COMPACT);
+    if (!s || runs_db_set_edge(rs->db, id, which, t ? json_integer_value(t) : RUNS_DB_NULL, s) < 0)
+        log_warnx("run %lld: cannot store its %s edge: %s", (long long)id,
+                  runs_db_edge_names[which], s ? runs_db_errmsg(rs->db) : "out of memory");
+    free(s);
+    json_decref(edge);
 }

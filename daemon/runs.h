@@ -9,10 +9,12 @@
 #ifndef PERFLOG_RUNS_H
 #define PERFLOG_RUNS_H
 
+#include "collector.h"
 #include "follow.h"
 #include "live.h"
 #include "runs_db.h"
 
+#include <jansson.h>
 #include <stdint.h>
 
 #define RUNS_SETTLE_DEFAULT_S 120
@@ -24,10 +26,12 @@ struct runs;
  * left open by the previous daemon as 'interrupted' (their end is the last tick stored before
  * `start_wall_ms`), and start the manager thread, which computes their reports first. `live` must
  * outlive the manager, and so must `follow` (the processes the sampler follows; may be NULL).
+ * `collect` (copied; NULL: no edges) names the disks and interfaces of the runs' edge readings.
  * Returns NULL with a message in err.
  */
 struct runs *runs_start(const char *db_path, struct live *live, struct follow_set *follow,
-                        int64_t interval_ms, int64_t start_wall_ms, char *err, size_t errlen);
+                        const struct collector_config *collect, int64_t interval_ms,
+                        int64_t start_wall_ms, char *err, size_t errlen);
 
 /* Stop the thread (a report being computed is finished first) and close. Accepts NULL. */
 void runs_stop(struct runs *rs);
@@ -38,6 +42,18 @@ struct runs_db *runs_table(struct runs *rs);
 /* Wake the manager at once (after an end), so a run that is already settled is seen without
  * waiting for the next 250 ms. Thread-safe. */
 void runs_kick(struct runs *rs);
+
+/*
+ * Take a run's edge now (run_edges.h): the reading of the raw counters, the processes of `pid`
+ * (<= 0: none) and, with `kernel` non-NULL, the writeback settings into *kernel. The API takes
+ * the start edge before it inserts the run and the end edge before it records the end, so the
+ * reading is as close to the instant as it can be. Returns a new object, or NULL when this
+ * server takes no edges (logged). Thread-safe.
+ */
+json_t *runs_take_edge(struct runs *rs, int64_t pid, json_t **kernel);
+
+/* Store edge `which` of run `id` (stolen; NULL does nothing). Thread-safe. */
+void runs_put_edge(struct runs *rs, int64_t id, enum runs_db_edge which, json_t *edge);
 
 /* Why a run's processes are not followed, as the POST answer and the report say it. */
 #define RUNS_WHY_MAX 160

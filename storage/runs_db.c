@@ -342,6 +342,60 @@ int runs_db_list(struct runs_db *r, int pending, struct runs_db_row **rows, size
     return 0;
 }
 
+const char *const runs_db_edge_names[RUNS_EDGES] = {"start", "end", "settle", "kernel"};
+
+int runs_db_set_edge(struct runs_db *r, int64_t id, enum runs_db_edge which, int64_t t_ms,
+                     const char *reading_json)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    pthread_mutex_lock(&r->lock);
+    rc = prepare(
+        r, "INSERT OR REPLACE INTO run_edges (run_id, edge, t_ms, reading) VALUES (?,?,?,?)", &st);
+    if (rc == 0) {
+        sqlite3_bind_int64(st, 1, id);
+        bind_text(st, 2, runs_db_edge_names[which]);
+        bind_int(st, 3, t_ms);
+        bind_text(st, 4, reading_json);
+        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+    }
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+int runs_db_get_edges(struct runs_db *r, int64_t id, char *texts[RUNS_EDGES])
+{
+    sqlite3_stmt *st = NULL;
+    int rc, step;
+
+    for (int i = 0; i < RUNS_EDGES; i++)
+        texts[i] = NULL;
+    pthread_mutex_lock(&r->lock);
+    rc = prepare(r, "SELECT edge, reading FROM run_edges WHERE run_id = ?", &st);
+    if (rc == 0) {
+        sqlite3_bind_int64(st, 1, id);
+        while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *edge = (const char *)sqlite3_column_text(st, 0);
+
+            for (int i = 0; i < RUNS_EDGES && edge; i++)
+                if (!strcmp(edge, runs_db_edge_names[i]) && !texts[i])
+                    rc = text_col(st, 1, &texts[i]);
+        }
+        if (rc == 0 && step != SQLITE_DONE)
+            rc = -EIO;
+    }
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&r->lock);
+    if (rc < 0)
+        for (int i = 0; i < RUNS_EDGES; i++) {
+            free(texts[i]);
+            texts[i] = NULL;
+        }
+    return rc;
+}
+
 int runs_db_delete(struct runs_db *r, int64_t id)
 {
     sqlite3_stmt *st = NULL;
@@ -356,6 +410,11 @@ int runs_db_delete(struct runs_db *r, int64_t id)
             rc = -ENOENT;
     }
     sqlite3_finalize(st);
+    if (rc == 0 && prepare(r, "DELETE FROM run_edges WHERE run_id = ?", &st) == 0) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_step(st); /* the run is gone either way; an edge left over is never read */
+        sqlite3_finalize(st);
+    }
     pthread_mutex_unlock(&r->lock);
     return rc;
 }

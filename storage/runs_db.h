@@ -66,7 +66,26 @@ int runs_db_get(struct runs_db *r, int64_t id, struct runs_db_row *row);
 int runs_db_list(struct runs_db *r, int pending, struct runs_db_row **rows, size_t *n);
 void runs_db_rows_free(struct runs_db_row *rows, size_t n);
 
-/* Delete run `id`. Returns 0, -ENOENT or -EIO. */
+/* The edges stored with a run (docs/schema.md, run_edges), by index into runs_db_edge_names. */
+enum runs_db_edge {
+    RUNS_EDGE_START,
+    RUNS_EDGE_END,
+    RUNS_EDGE_SETTLE,
+    RUNS_EDGE_KERNEL,
+    RUNS_EDGES
+};
+extern const char *const runs_db_edge_names[RUNS_EDGES]; /* "start", "end", "settle", "kernel" */
+
+/* Store (or replace) edge `which` of run `id`: its instant and its reading as JSON text. Returns
+ * 0 or -EIO. Thread-safe. */
+int runs_db_set_edge(struct runs_db *r, int64_t id, enum runs_db_edge which, int64_t t_ms,
+                     const char *reading_json);
+
+/* The stored edges of run `id`: texts[i] is edge i's reading (malloc'd) or NULL when not stored.
+ * Returns 0, -ENOMEM or -EIO (texts all NULL). Thread-safe. */
+int runs_db_get_edges(struct runs_db *r, int64_t id, char *texts[RUNS_EDGES]);
+
+/* Delete run `id` and its edges. Returns 0, -ENOENT or -EIO. */
 int runs_db_delete(struct runs_db *r, int64_t id);
 
 /*

@@ -78,7 +78,15 @@ void schema_tables(struct sbuf *b)
            "  io_read_bytes INTEGER,\n"
            "  io_write_bytes INTEGER,\n"
            "  storage_read_bytes INTEGER,\n"
-           "  storage_write_bytes INTEGER\n);\n");
+           "  storage_write_bytes INTEGER\n);\n"
+           /* A run's edges: created at every open, so a database of an older perflogd gains
+            * the table without a version step, and an older perflogd ignores it. */
+           "CREATE TABLE IF NOT EXISTS run_edges (\n"
+           "  run_id INTEGER NOT NULL,\n"
+           "  edge TEXT NOT NULL,\n"
+           "  t_ms INTEGER,\n"
+           "  reading TEXT NOT NULL,\n"
+           "  PRIMARY KEY (run_id, edge)\n) WITHOUT ROWID;\n");
     for (int o = 0; o < OBJ_COUNT; o++) {
         object_table(b, &counter_objects[o]);
         rollup_table(b, &counter_objects[o], "1m");

@@ -186,7 +186,7 @@ int api_runs_create(const struct api_env *env, const struct api_request *rq, int
 {
     struct runs_db_row row;
     char *peers = NULL, why[RUNS_WHY_MAX];
-    json_t *body, *procs;
+    json_t *body, *procs, *edge = NULL, *kernel = NULL;
     int rc = 0;
 
     (void)id;
@@ -210,12 +210,17 @@ int api_runs_create(const struct api_env *env, const struct api_request *rq, int
     row.host = (char *)env->host;
     row.status = "running";
     row.start_ms = api_now_ms(env);
+    /* The start edge, taken before the insert: the reading is the run's first instant. */
+    edge = runs_take_edge(env->runs, row.pid != RUNS_DB_NULL ? row.pid : 0, &kernel);
     rc = runs_db_insert(runs_table(env->runs), &row, &id);
     if (rc < 0) {
         rc = api_error(out, 503, "database_unavailable", "the run cannot be stored: %s",
                        runs_db_errmsg(runs_table(env->runs)));
         goto out;
     }
+    runs_put_edge(env->runs, id, RUNS_EDGE_START, edge);
+    runs_put_edge(env->runs, id, RUNS_EDGE_KERNEL, kernel);
+    edge = kernel = NULL;
     /* "processes" tells the caller at once when its pid is not followed (a full set, no such
      * process), instead of a report with 0 processes at the end. */
     if (runs_follow(env->runs, id, row.pid, row.start_ms, why, sizeof(why)))
@@ -227,6 +232,8 @@ int api_runs_create(const struct api_env *env, const struct api_request *rq, int
                               utc_or_null(row.start_ms), "start_ms", (json_int_t)row.start_ms,
                               "processes", procs));
 out:
+    json_decref(edge);
+    json_decref(kernel);
     free(peers);
     json_decref(body); /* the row's strings are the body's */
     return rc;
@@ -257,6 +264,19 @@ int api_run_get(const struct api_env *env, const struct api_request *rq, int64_t
     return reply_run(env, id, 200, out);
 }
 
+/* The pid run `id` follows (0: none, or no such run), for its end edge. */
+static int64_t run_pid(const struct api_env *env, int64_t id)
+{
+    struct runs_db_row row;
+    int64_t pid = 0;
+
+    if (runs_db_get(runs_table(env->runs), id, &row) == 0) {
+        pid = row.pid != RUNS_DB_NULL ? row.pid : 0;
+        runs_db_row_release(&row);
+    }
+    return pid;
+}
+
 /* "process": the client's own /proc/self/io deltas. 1 with a 400 in *out when malformed. */
 static int get_process(json_t *o, struct runs_db_end *end, struct api_response *out, int *rc)
 {
@@ -284,7 +304,7 @@ int api_run_end(const struct api_env *env, const struct api_request *rq, int64_t
                               .io_write_bytes = RUNS_DB_NULL,
                               .storage_read_bytes = RUNS_DB_NULL,
                               .storage_write_bytes = RUNS_DB_NULL};
-    json_t *body;
+    json_t *body, *edge = NULL;
     int rc = 0;
 
     if (!env->runs)
@@ -299,6 +319,7 @@ int api_run_end(const struct api_env *env, const struct api_request *rq, int64_t
     /* 127: the shell's "command not found"; the command never ran, so there is no tail. */
     if (end.exit_code == 127)
         end.status = "failed";
+    edge = runs_take_edge(env->runs, run_pid(env, id), NULL);
     rc = runs_db_end(runs_table(env->runs), id, &end);
     if (rc == -ENOENT)
         rc = api_error(out, 404, "not_found", "no run %lld", (long long)id);
@@ -308,11 +329,14 @@ int api_run_end(const struct api_env *env, const struct api_request *rq, int64_t
         rc = api_error(out, 503, "database_unavailable", "the run cannot be stored: %s",
                        runs_db_errmsg(runs_table(env->runs)));
     else {
+        runs_put_edge(env->runs, id, RUNS_EDGE_END, edge);
+        edge = NULL;
         runs_unfollow(env->runs, id);
         runs_kick(env->runs);
         rc = reply_run(env, id, 200, out);
     }
 out:
+    json_decref(edge);
     json_decref(body);
     return rc;
 }

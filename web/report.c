@@ -14,6 +14,7 @@
 
 #include "claims.h"
 #include "data.h"
+#include "report_io.h"
 #include "report_proc.h"
 #include "series.h"
 #include "timeparse.h"
@@ -465,6 +466,15 @@ static int stacked(const char *inst)
            (strncmp(inst, "md", 2) == 0 && inst[2] >= '0' && inst[2] <= '9');
 }
 
+/* Whether a device counts in the totals: the edge reading says (in_total, as the collector
+ * decided for _Total), else its name does. */
+static int in_total(const struct ctx *x, const char *inst)
+{
+    double v = edge_num(x->e_start, "disks", inst, "in_total");
+
+    return isnan(v) ? !stacked(inst) : v == 1;
+}
+
 static void disk_one(const struct ctx *x, const char *inst, void *arg)
 {
     struct disk_totals *t = arg;
@@ -509,7 +519,7 @@ static void disk_one(const struct ctx *x, const char *inst, void *arg)
             add_known(busy_ms, tbusy_ms) > 0 ? moved * 1000.0 / add_known(busy_ms, tbusy_ms) : NAN);
     set_num(d, "peak_second_bytes_per_s", peak_second(x, rs, ws));
     json_array_append_new(t->arr, d);
-    if (stacked(inst))
+    if (!in_total(x, inst))
         return;
     t->read = add_known(t->read, r_b);
     t->write = add_known(t->write, w_b);
@@ -1294,6 +1304,7 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     set_count(r, "disk_read_bytes", dt.read);
     set_count(r, "disk_write_bytes", dt.write);
     set_count(r, "disk_tail_write_bytes", dt.tail_write);
+    report_io_add(r, run);
     json_object_set_new(r, "peers", json_array());
 out:
     free(iv);

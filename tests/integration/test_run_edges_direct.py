@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""A run's edges are exact: a short O_DIRECT dd (64 MiB, usually well under a second, so less
+than one tick) inside `perflog run`. The device write bytes between the run's start and end
+edges (the report's `edges`, raw /proc/diskstats sectors read by the daemon at those instants)
+must equal the test's own /proc/diskstats delta across the command within 2%: whole-tick sums
+could not, a run that short straddles at most two ticks. The command itself copies
+/proc/diskstats just before and just after the dd, so the ground truth spans the dd and not the
+client's wait for the report, when the other writers of a shared machine would count too.
+
+The target file is written and synced before the run and then overwritten in place
+(conv=notrunc), so the run writes data only, no allocation and no journal. Needs root (a real
+block device under /var/tmp)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perflogtest import Daemon, check, finish, require_root, root_block_device  # noqa: E402
+
+PERFLOG = os.path.join(os.environ.get("PERFLOG_BUILD_DIR", "build"), "perflog")
+SIZE_MIB = 64
+
+
+def diskstats_write_bytes(path, disk):
+    """Sectors written (field 10 of /proc/diskstats, 512-byte units) of `disk`, in bytes, from a
+    copy of /proc/diskstats at `path`."""
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if p[2] == disk:
+                return int(p[9]) * 512
+    raise KeyError(disk)
+
+
+def main():
+    require_root()
+    work = tempfile.mkdtemp(prefix="perflog-it-edges-", dir="/var/tmp")
+    target = os.path.join(work, "direct.bin")
+    disk = root_block_device(work)
+    d = Daemon().start(wait_ticks=2)
+    try:
+        with open(target, "wb") as f:
+            block = os.urandom(1 << 20)
+            for _ in range(SIZE_MIB):
+                f.write(block)
+            f.flush()
+            os.fsync(f.fileno())
+        subprocess.run(["sync"], check=True)
+        time.sleep(0.5)
+        env = {k: v for k, v in os.environ.items() if k != "PERFLOG_TOKEN"}
+        env["PERFLOG_SERVER"] = d.url
+        before, after = os.path.join(work, "before"), os.path.join(work, "after")
+        script = (f"cat /proc/diskstats > {before} && dd if=/dev/zero of={target} bs=1M "
+                  f"count={SIZE_MIB} oflag=direct conv=notrunc && cat /proc/diskstats > {after}")
+        t0 = time.monotonic()
+        p = subprocess.run([PERFLOG, "run", "--quiet", "--json", "--label", "direct", "--",
+                            "sh", "-c", script],
+                           capture_output=True, text=True, timeout=300, env=env)
+        wall = time.monotonic() - t0
+        try:
+            rep = json.loads(p.stdout)
+        except ValueError:
+            rep = {}
+        check(p.returncode == 0 and rep, f"perflog run -- dd exits 0 with a JSON report "
+              f"({p.returncode}, {p.stderr!r})")
+        truth = diskstats_write_bytes(after, disk) - diskstats_write_bytes(before, disk)
+        edges = rep.get("edges") or {}
+        start, end = edges.get("start") or {}, edges.get("end") or {}
+        sd, ed = (start.get("disks") or {}).get(disk, {}), (end.get("disks") or {}).get(disk, {})
+        check("write_bytes" in sd and "write_bytes" in ed,
+              f"the start and end edges both read disk {disk}")
+        run_bytes = ed.get("write_bytes", 0) - sd.get("write_bytes", 0)
+        print(f"# dd of {SIZE_MIB} MiB took {wall:.2f} s under perflog run; ground truth "
+              f"{truth} B, edges {run_bytes} B, run {end.get('t_ms', 0) - start.get('t_ms', 0)} ms")
+        check(truth >= SIZE_MIB << 20, f"the ground truth saw the dd's {SIZE_MIB} MiB: {truth} B")
+        check(abs(run_bytes - truth) <= 0.02 * truth,
+              f"the edges' device writes equal the ground truth within 2%: {run_bytes} vs {truth}")
+        check(0 < end.get("t_ms", 0) - start.get("t_ms", 0) < wall * 1000 + 1000,
+              "the end edge comes after the start edge, within the command's time")
+        settle = edges.get("settle") or {}
+        check(settle.get("ended_by") == "own_written",
+              f"the run settled on its own data, all on the device: {settle.get('ended_by')}")
+        own = rep.get("own") or {}
+        check(abs((own.get("write_bytes") or 0) - (SIZE_MIB << 20)) <= 2 << 20,
+              f"own.write_bytes is the dd's {SIZE_MIB} MiB: {own.get('write_bytes')}")
+        kernel = edges.get("kernel") or {}
+        with open("/proc/sys/vm/dirty_expire_centisecs") as f:
+            expire = int(f.read())
+        check(kernel.get("dirty_expire_centisecs") == expire,
+              f"the kernel settings at the start: dirty_expire_centisecs {kernel.get('dirty_expire_centisecs')} == {expire}")
+        check("io_scan" not in start, "the report's edges leave the private io_scan out")
+    finally:
+        d.stop()
+        subprocess.run(["rm", "-rf", work])
+    d.check_sanitizers()
+    finish()
+
+
+if __name__ == "__main__":
+    main()
