@@ -112,9 +112,8 @@ static void story_tail(FILE *f, const json_t *r)
         fprintf(f, " (the kernel writes dirty data back after %s)",
                 secs(expire / 100.0, c, sizeof(c)));
     if (!isnan(wr) && wr > 0)
-        fprintf(f, ", then was written in %s at %s (peak %s)", secs(wr / 1000.0, c, sizeof(c)),
-                cli_format_rate(cli_json_num(tail, "write_bytes_per_s"), d, sizeof(d)),
-                cli_format_rate(cli_json_num(tail, "peak_write_bytes_per_s"), a, sizeof(a)));
+        fprintf(f, ", then was written in %s at %s", secs(wr / 1000.0, c, sizeof(c)),
+                cli_format_rate(cli_json_num(tail, "write_bytes_per_s"), d, sizeof(d)));
     fprintf(f, ".\n");
 }
 
@@ -357,6 +356,39 @@ static void procs(FILE *f, const json_t *r)
     procs_sum(f, r, list);
 }
 
+/* The run's own storage I/O against everyone else's, the three busiest others, and how much of
+ * the write amplification was whose. */
+#define OTHERS_SHOWN 3
+
+static void own_others(FILE *f, const json_t *r)
+{
+    const json_t *own = json_object_get(r, "own"), *oth = json_object_get(r, "others"), *t;
+    const json_t *wa = json_object_get(r, "write_amplification");
+    char a[32], b[32], c[32], d[32];
+    size_t i;
+
+    if (json_is_object(own) && json_is_object(oth)) {
+        fprintf(f, "  own I/O       read %s, wrote %s; others read %s, wrote %s",
+                bytes(cli_json_num(own, "read_bytes"), a, sizeof(a)),
+                bytes(cli_json_num(own, "write_bytes"), b, sizeof(b)),
+                bytes(cli_json_num(oth, "read_bytes"), c, sizeof(c)),
+                bytes(cli_json_num(oth, "write_bytes"), d, sizeof(d)));
+        json_array_foreach(json_object_get(oth, "top"), i, t)
+        {
+            if (i == OTHERS_SHOWN)
+                break;
+            fprintf(f, "%s%s %s (wrote %s)", i ? ", " : ": ", str_or(t, "kind", "?"),
+                    str_or(t, "name", "?"), bytes(cli_json_num(t, "write_bytes"), a, sizeof(a)));
+        }
+        fprintf(f, "\n");
+    }
+    if (!isnan(cli_json_num(wa, "ratio")))
+        fprintf(f, "  write ampl.   %s x the payload: the run's own %s x, others' %s extra\n",
+                num(cli_json_num(wa, "ratio"), 2, a, sizeof(a)),
+                num(cli_json_num(wa, "own_ratio"), 2, b, sizeof(b)),
+                bytes(cli_json_num(wa, "others_excess_bytes"), c, sizeof(c)));
+}
+
 static void details(FILE *f, const json_t *r)
 {
     const json_t *tcp = json_object_get(r, "tcp"), *mem = json_object_get(r, "memory");
@@ -391,6 +423,7 @@ static void details(FILE *f, const json_t *r)
                 num(cli_json_num(pay, "write_amplification"), 2, c, sizeof(c)),
                 num(cli_json_num(pay, "ms_per_file"), 2, d, sizeof(d)),
                 num(cli_json_num(pay, "packets_per_file"), 1, e, sizeof(e)));
+    own_others(f, r);
 }
 
 static void render(FILE *f, const json_t *r, int depth, int all);

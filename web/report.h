@@ -75,9 +75,9 @@ struct report_tail {
  * Split the tail of p[0..n) after end_ms, up to durable_at_ms (-1: to the last point): the wait
  * lasts while the excess stays within slack of its highest since the end; the write starts in
  * the interval after that, as long before its end as that interval's drop of the excess takes at
- * the devices' peak write rate, and ends at durable_at_ms. write_bytes is the excess when the
- * wait ended, write_bytes_per_s that over write_ms, peak_write_bytes_per_s the largest drop of
- * the excess in one tick.
+ * the devices' busiest write second, and ends at durable_at_ms. write_bytes is the excess when
+ * the wait ended, write_bytes_per_s that over write_ms, peak_write_bytes_per_s the devices'
+ * busiest write second among the ticks overlapping the write.
  */
 void report_tail_phases(const struct report_point *p, size_t n, int64_t end_ms,
                         int64_t durable_at_ms, double slack, struct report_tail *out);

@@ -53,11 +53,23 @@ int64_t report_durable_at(const struct report_point *p, size_t n, int64_t end_ms
  * devices' peak write rate, and ended at the durable moment. The amount written is the excess
  * the wait ended with: the run's data, not the device bytes, which are everyone's.
  */
+/* The devices' busiest write second among the ticks whose interval overlaps [from, to]. */
+static double busiest_write(const struct report_point *p, size_t n, int64_t from_ms, int64_t to_ms)
+{
+    double best = NAN;
+
+    for (size_t i = 0; i < n; i++)
+        if (p[i].iv_s > 0 && !isnan(p[i].write_bytes_per_s) && p[i].t_ms > from_ms &&
+            (double)p[i].t_ms - p[i].iv_s * 1000.0 < (double)to_ms)
+            best = isnan(best) || p[i].write_bytes_per_s > best ? p[i].write_bytes_per_s : best;
+    return best;
+}
+
 void report_tail_phases(const struct report_point *p, size_t n, int64_t end_ms,
                         int64_t durable_at_ms, double slack, struct report_tail *out)
 {
-    double top = NAN, dev_peak = NAN, drop_peak = NAN;
-    size_t flat = n, next = n, last = n, prev_tick = n;
+    double top = NAN, rate;
+    size_t flat = n, next = n, last = n;
     int64_t stop_ms, start_ms;
 
     *out = (struct report_tail){NAN, NAN, NAN, NAN, NAN};
@@ -68,49 +80,35 @@ void report_tail_phases(const struct report_point *p, size_t n, int64_t end_ms,
             break;
         last = i;
         top = isnan(top) || p[i].excess_bytes > top ? p[i].excess_bytes : top;
-        if (next == n && p[i].excess_bytes >= top - slack)
-            flat = i;
-        else if (next == n)
-            next = i;
-        if (next == n || p[i].iv_s <= 0)
+        if (next != n)
             continue;
-        if (!isnan(p[i].write_bytes_per_s))
-            dev_peak = isnan(dev_peak) || p[i].write_bytes_per_s > dev_peak ? p[i].write_bytes_per_s
-                                                                            : dev_peak;
-        if (prev_tick != n) {
-            double drop = (p[prev_tick].excess_bytes - p[i].excess_bytes) * 1000.0 /
-                          (double)(p[i].t_ms - p[prev_tick].t_ms);
-
-            drop_peak = isnan(drop_peak) || drop > drop_peak ? drop : drop_peak;
-        }
-        prev_tick = i;
+        if (p[i].excess_bytes >= top - slack)
+            flat = i;
+        else
+            next = i;
     }
     if (last == n)
-        return;      /* nothing known after the end */
+        return; /* nothing known after the end */
+    stop_ms = durable_at_ms >= 0 ? durable_at_ms : p[last].t_ms;
     if (next == n) { /* flat to the last point: all wait */
-        stop_ms = durable_at_ms >= 0 ? durable_at_ms : p[last].t_ms;
         out->wait_ms = (double)(stop_ms - end_ms);
         out->write_ms = out->write_bytes = 0;
         return;
     }
-    {
-        double drop = p[flat].excess_bytes - p[next].excess_bytes;
-        double rate = isfinite(dev_peak) && dev_peak > 0 ? dev_peak : drop_peak;
-
-        start_ms =
-            p[next].t_ms - (isfinite(rate) && rate > 0 ? (int64_t)llround(1000.0 * drop / rate)
-                                                       : p[next].t_ms - p[flat].t_ms);
-    }
+    rate = busiest_write(p, n, p[flat].t_ms, stop_ms);
+    start_ms =
+        p[next].t_ms -
+        (isfinite(rate) && rate > 0
+             ? (int64_t)llround(1000.0 * (p[flat].excess_bytes - p[next].excess_bytes) / rate)
+             : p[next].t_ms - p[flat].t_ms);
     start_ms = start_ms < p[flat].t_ms ? p[flat].t_ms : start_ms;
     start_ms = start_ms < end_ms ? end_ms : start_ms;
-    stop_ms = durable_at_ms >= 0 ? durable_at_ms : p[last].t_ms;
     stop_ms = stop_ms < start_ms ? start_ms : stop_ms;
     out->wait_ms = (double)(start_ms - end_ms);
     out->write_ms = (double)(stop_ms - start_ms);
     out->write_bytes = p[flat].excess_bytes;
     out->write_bytes_per_s = out->write_ms > 0 ? out->write_bytes * 1000.0 / out->write_ms : NAN;
-    /* the peak of the run's own data leaving the cache, in whole ticks */
-    out->peak_write_bytes_per_s = drop_peak;
+    out->peak_write_bytes_per_s = busiest_write(p, n, start_ms, stop_ms);
 }
 
 void report_pick_headline(int writes, double durable, double device_read, double peak_second,
