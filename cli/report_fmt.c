@@ -298,21 +298,22 @@ static void interfaces(FILE *f, const json_t *r, int all)
  * Whether the rows add up to the run's total, and why not. The kernel adds a child's I/O to its
  * parent's counters when the parent reaps it (wait_task_zombie), so a reaped child's bytes are
  * in its own row and again in its parent's: the rows then add up to more than the total, which
- * is the root's own counters. Rows left out of the list, or a total from the client, differ too.
+ * is the root's own counters or the client's. The rows come from the 1 s ticks, so what a process
+ * did after the last tick it lived through is in no row: they then add up to less. Rows left out
+ * of the list make less too.
  */
 static void procs_sum(FILE *f, const json_t *r, const json_t *list)
 {
     const json_t *proc = json_object_get(r, "process"), *p;
     double total = cli_json_num(proc, "storage_write_bytes"), sum = 0;
-    double rtotal = cli_json_num(proc, "io_read_bytes"), rsum = 0;
+    double rtotal = cli_json_num(proc, "storage_read_bytes"), rsum = 0;
     size_t i;
     char a[32], b[32], c[32], d[32];
 
     json_array_foreach(list, i, p)
     {
-        sum +=
-            cli_json_num(p, "storage_write_bytes") > 0 ? cli_json_num(p, "storage_write_bytes") : 0;
-        rsum += cli_json_num(p, "io_read_bytes") > 0 ? cli_json_num(p, "io_read_bytes") : 0;
+        sum += fmax(0, cli_json_num(p, "storage_write_bytes"));
+        rsum += fmax(0, cli_json_num(p, "storage_read_bytes"));
     }
     if (isnan(total) || isnan(rtotal))
         return;
@@ -322,14 +323,19 @@ static void procs_sum(FILE *f, const json_t *r, const json_t *list)
         return;
     }
     fprintf(f,
-            "                the rows add up to %s read, %s written to storage; the totals are %s "
-            "and %s: ",
+            "                the rows add up to %s read from and %s written to storage, the "
+            "totals are %s and %s:\n                ",
             bytes(rsum, a, sizeof(a)), bytes(sum, b, sizeof(b)), bytes(rtotal, c, sizeof(c)),
             bytes(total, d, sizeof(d)));
-    if (json_array_size(list) < (size_t)cli_json_num(r, "processes_followed"))
-        fprintf(f, "only the busiest processes are listed, and ");
-    fprintf(f, "a parent's counters include the children it reaped, whose own rows count the "
-               "same bytes\n");
+    if (sum > total || rsum > rtotal)
+        fprintf(f, "a parent's counters include the children it reaped, whose rows count the same "
+                   "bytes\n");
+    else if (json_array_size(list) < (size_t)cli_json_num(r, "processes_followed"))
+        fprintf(f, "only the busiest processes are listed, and the rows, from the 1 s ticks, miss "
+                   "what a process did after its last tick\n");
+    else
+        fprintf(f, "the rows come from the 1 s ticks and miss what a process did after its last "
+                   "tick\n");
 }
 
 static void procs(FILE *f, const json_t *r)

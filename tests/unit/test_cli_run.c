@@ -459,7 +459,8 @@ static const char cold_cp_json[] =
     " \"memory\": {\"dirty_bytes_at_end\": 1073741824, \"dirty_bytes_at_start\": 209715200,"
     "   \"dirty_high_at_start\": true},"
     " \"disks\": [{\"instance\": \"sdb\", \"read_bytes\": 0, \"write_bytes\": 0}],"
-    " \"process\": {\"io_read_bytes\": 1073741824, \"storage_write_bytes\": 1073741824},"
+    " \"process\": {\"io_read_bytes\": 1073741824, \"storage_read_bytes\": 0,"
+    "   \"storage_write_bytes\": 1073741824},"
     " \"own\": {\"read_bytes\": 1073741824, \"write_bytes\": 1073741824},"
     " \"others\": {\"read_bytes\": 0, \"write_bytes\": 134217728, \"top\": [{\"kind\": \"cgroup\","
     "   \"name\": \"system.slice/smbd.service\", \"write_bytes\": 134217728}]},"
@@ -490,9 +491,9 @@ static void test_report_story(void)
     CHECK(text && strstr(text, "durable 32.5 MiB/s, returned 1.1 GiB/s, claimed -"));
     CHECK(text && !strstr(text, "  sdb") && strstr(text, "(1 idle device hidden; --all"));
     CHECK(all && strstr(all, "  sdb") && !strstr(all, "idle device"));
-    CHECK(text && strstr(text, "the rows add up to 2.0 GiB read, 2.0 GiB written to storage; "
-                               "the totals are 1.0 GiB and 1.0 GiB: a parent's counters include "
-                               "the children it reaped"));
+    CHECK(text && strstr(text, "the rows add up to 0 B read from and 2.0 GiB written to "
+                               "storage, the totals are 0 B and 1.0 GiB:\n                a "
+                               "parent's counters include the children it reaped"));
     CHECK(text && strstr(text, "  own I/O       read 1.0 GiB, wrote 1.0 GiB; others read 0 B, "
                                "wrote 128.0 MiB: cgroup system.slice/smbd.service (wrote "
                                "128.0 MiB)\n"));
@@ -502,12 +503,20 @@ static void test_report_story(void)
     free(all);
     json_decref(r);
 
-    /* rows that add up say so */
-    r = load("{\"process\": {\"io_read_bytes\": 100, \"storage_write_bytes\": 5000000},"
+    /* rows that add up say so; rows short of the totals say the ticks missed the end */
+    r = load("{\"process\": {\"storage_read_bytes\": 100, \"storage_write_bytes\": 5000000},"
              " \"processes_followed\": 1, \"processes\": [{\"instance\": \"dd:3\","
-             " \"io_read_bytes\": 100, \"storage_write_bytes\": 5000000}]}");
+             " \"storage_read_bytes\": 100, \"storage_write_bytes\": 5000000}]}");
     text = r ? run_report_text(r, 0) : NULL;
     CHECK(text && strstr(text, "the rows add up to the totals above"));
+    free(text);
+    json_decref(r);
+    r = load("{\"process\": {\"storage_read_bytes\": 0, \"storage_write_bytes\": 5000000},"
+             " \"processes_followed\": 1, \"processes\": [{\"instance\": \"dd:3\","
+             " \"storage_read_bytes\": 0, \"storage_write_bytes\": 3000000}]}");
+    text = r ? run_report_text(r, 0) : NULL;
+    CHECK(text && strstr(text, "the rows come from the 1 s ticks and miss what a process did "
+                               "after its last tick"));
     free(text);
     json_decref(r);
 }
