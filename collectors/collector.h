@@ -110,6 +110,10 @@ enum collector_kernel_field {
     KERNEL_NFIELDS
 };
 
+/* The names of the fields, as the report's `kernel` and Linux's /proc/sys/vm spell them (the
+ * first six are sysctl names; the thresholds are bytes). Immutable. */
+extern const char *const collector_kernel_names[KERNEL_NFIELDS];
+
 #define COLLECTOR_EDGE_SCAN 0x1u /* read every process and control group (slow: a /proc walk) */
 
 struct collector_edge_reading {

@@ -159,21 +159,11 @@ static json_t *mem_json(const struct raw_object *o, const int64_t *kernel)
 
 static json_t *kernel_json(const int64_t *k)
 {
-    static const char *const keys[KERNEL_NFIELDS] = {
-        [KERNEL_DIRTY_EXPIRE_CENTISECS] = "dirty_expire_centisecs",
-        [KERNEL_DIRTY_WRITEBACK_CENTISECS] = "dirty_writeback_centisecs",
-        [KERNEL_DIRTY_BACKGROUND_RATIO] = "dirty_background_ratio",
-        [KERNEL_DIRTY_BACKGROUND_BYTES] = "dirty_background_bytes",
-        [KERNEL_DIRTY_RATIO] = "dirty_ratio",
-        [KERNEL_DIRTY_BYTES] = "dirty_bytes",
-        [KERNEL_DIRTY_THRESHOLD_BYTES] = "dirty_threshold_bytes",
-        [KERNEL_DIRTY_BACKGROUND_THRESHOLD_BYTES] = "dirty_background_threshold_bytes",
-    };
     json_t *j = json_object();
 
     for (int i = 0; i < KERNEL_NFIELDS; i++)
         if (k[i] >= 0)
-            json_object_set_new(j, keys[i], json_integer(k[i]));
+            json_object_set_new(j, collector_kernel_names[i], json_integer(k[i]));
     return j;
 }
 
@@ -209,7 +199,7 @@ static json_t *proc_json(const struct collector_proc_io *p)
 }
 
 /*
- * io_scan: {"procs": {"PID": [start_ticks, read_bytes, write_bytes, "name"]}, "cgroups":
+ * io_scan: {"procs": {"PID": [start_ticks, read_bytes, write_bytes, "name", ppid]}, "cgroups":
  * {"NAME": [read_bytes, write_bytes]}}, only those with bytes: one that has none at an edge
  * counts from zero at the next, so nothing is lost by leaving it out.
  */
@@ -225,9 +215,9 @@ static json_t *scan_json(const struct collector_edge_reading *rd)
             continue;
         snprintf(key, sizeof(key), "%d", p->pid);
         json_object_set_new(procs, key,
-                            json_pack("[I, I, I, s]", (json_int_t)p->start_ticks,
+                            json_pack("[I, I, I, s, i]", (json_int_t)p->start_ticks,
                                       (json_int_t)p->read_bytes, (json_int_t)p->write_bytes,
-                                      p->name));
+                                      p->name, p->ppid));
     }
     for (size_t i = 0; i < rd->ncgroups; i++)
         json_object_set_new(groups, rd->cgroups[i].name,

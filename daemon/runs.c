@@ -12,11 +12,12 @@
  * That level is the whole system's, so another process's dirty pages would hold a run open. The
  * wait therefore also ends on the run's OWN data: Linux counts no dirty pages per process, so the
  * rule is that the run's own writes are on the device when the whole disks have written, since
- * the start edge, at least the run's own write_bytes (the client's tree totals, else the followed
- * processes between the edges). A run that wrote nothing is settled at its end. Whichever rule
- * ends the wait first ends it, and the settle edge is taken at that instant; the edge records
- * which rule it was ("ended_by": own_written, dirty_level or timeout, the last when the cap
- * ended the wait).
+ * the start edge, the run's own write_bytes (the client's tree totals, else the followed
+ * processes between the edges) less max(1 MiB, 1%): a few KiB of its own metadata or log, dirty
+ * for 30 s, must not hold a run open when another process's dirty pages hold the level up. A run
+ * that wrote nothing is settled at its end. Whichever rule ends the wait first ends it, and the
+ * settle edge is taken at that instant; the edge records which rule it was ("ended_by":
+ * own_written, dirty_level or timeout, the last when the cap ended the wait).
  */
 #include "runs.h"
 
@@ -41,7 +42,8 @@
 #define WAKE_MS             250
 #define SETTLE_SLACK_KB     8192 /* 8 MiB */
 #define SETTLE_SHARE        0.05
-#define LEVEL_LOOKBACK      60000 /* how far before the start a tick may stand for the level */
+#define OWN_SLACK_BYTES     (1 << 20) /* own data counts as written within max(1 MiB, 1%) */
+#define LEVEL_LOOKBACK      60000     /* how far before the start a tick may stand for the level */
 #define TICKS_PER_STEP      64
 #define SETTLE_TICK_WAIT_MS 10000 /* how long a settled run's report waits for its tick */
 
@@ -388,9 +390,10 @@ static void step_run(struct runs *rs, const struct runs_db_row *row, int64_t now
     edges_of(rs, tk, row);
     if (tk->own_w >= 0 && tk->start_disk_w >= 0 && rs->edges) {
         struct run_edges_now now;
+        int64_t own_slack = tk->own_w / 100 > OWN_SLACK_BYTES ? tk->own_w / 100 : OWN_SLACK_BYTES;
 
         if (run_edges_now(rs->edges, &now) == 0 && now.disk_write_bytes >= 0 &&
-            now.disk_write_bytes - tk->start_disk_w >= tk->own_w) {
+            now.disk_write_bytes - tk->start_disk_w >= tk->own_w - own_slack) {
             settle(rs, tk, row, "own_written", now.t_ms);
             return;
         }

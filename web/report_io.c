@@ -103,25 +103,78 @@ static int64_t at(const json_t *a, size_t i)
     return json_integer_value(json_array_get(a, i));
 }
 
+/* 1 when process `pid` of the start scan `was` is the same process in the later scan `lp`:
+ * the same pid started at the same tick (a reused pid is another process). */
+static int alive(const json_t *lp, const char *pid, const json_t *was)
+{
+    const json_t *now = json_object_get(lp, pid);
+
+    return now && at(now, 0) == at(was, 0);
+}
+
+/*
+ * Linux adds a reaped child's whole I/O to its parent's counters, so a parent whose child was
+ * alive at the start edge and reaped before the last one gains what the child did BEFORE the
+ * start too. Return {"PID": [read, write]}: per living ancestor, the start values of its children
+ * reaped in between, to take off its growth.
+ */
+static json_t *reaped_before(const json_t *sp, const json_t *lp)
+{
+    json_t *adj = json_object(), *was;
+    const char *k;
+
+    json_object_foreach((json_t *)sp, k, was)
+    {
+        int64_t parent = at(was, 4);
+        char key[24];
+
+        if (alive(lp, k, was))
+            continue;
+        for (int hops = 0; parent > 1 && hops < 16; hops++) {
+            const json_t *up;
+
+            snprintf(key, sizeof(key), "%lld", (long long)parent);
+            if (json_object_get(lp, key)) {
+                json_t *a = json_object_get(adj, key);
+
+                if (!a)
+                    json_object_set_new(adj, key,
+                                        a = json_pack("[I, I]", (json_int_t)0, (json_int_t)0));
+                json_array_set_new(a, 0, json_integer(at(a, 0) + at(was, 1)));
+                json_array_set_new(a, 1, json_integer(at(a, 1) + at(was, 2)));
+                break;
+            }
+            up = json_object_get(sp, key); /* the parent died too: its reaper gets both */
+            parent = up ? at(up, 4) : 0;
+        }
+    }
+    return adj;
+}
+
 /* Every process and control group whose bytes grew, into *out (malloc'd); returns the count. */
 static size_t grown(const json_t *edges, int64_t run_pid, struct named **out)
 {
     const json_t *s = json_object_get(json_object_get(edges, "start"), "io_scan");
     const json_t *l = json_object_get(report_io_last_edge(edges), "io_scan");
     json_t *lp = json_object_get(l, "procs"), *lg = json_object_get(l, "cgroups"), *v;
+    json_t *adj = reaped_before(json_object_get(s, "procs"), lp);
     size_t n = 0, cap = json_object_size(lp) + json_object_size(lg) + 1;
     struct named *a = calloc(cap, sizeof(*a));
     const char *k;
 
     *out = a;
-    if (!a)
+    if (!a) {
+        json_decref(adj);
         return 0;
+    }
     json_object_foreach(lp, k, v)
     {
-        json_t *was = json_object_get(json_object_get(s, "procs"), k);
+        json_t *was = json_object_get(json_object_get(s, "procs"), k),
+               *ad = json_object_get(adj, k);
         /* the same process only when it started at the same tick: a reused pid counts from 0 */
         int same = was && at(was, 0) == at(v, 0);
-        int64_t r = at(v, 1) - (same ? at(was, 1) : 0), w = at(v, 2) - (same ? at(was, 2) : 0);
+        int64_t r = at(v, 1) - (same ? at(was, 1) : 0) - at(ad, 0);
+        int64_t w = at(v, 2) - (same ? at(was, 2) : 0) - at(ad, 1);
 
         if ((r <= 0 && w <= 0) || is_own(edges, k, run_pid))
             continue;
@@ -147,6 +200,7 @@ static size_t grown(const json_t *edges, int64_t run_pid, struct named **out)
         a[n].w = w > 0 ? w : 0;
         n++;
     }
+    json_decref(adj);
     qsort(a, n, sizeof(*a), by_bytes_desc);
     return n;
 }
@@ -215,6 +269,17 @@ static json_t *amplification_json(const struct report_run *run, int64_t dev_w, i
     return a;
 }
 
+/* Which rule ended the settle wait, and whether it was the cap (the settle timeout). */
+static void settle_json(json_t *r, const json_t *settle)
+{
+    const char *by = json_string_value(json_object_get(settle, "ended_by"));
+
+    json_object_set_new(r, "settle",
+                        json_pack("{s:o, s:o}", "ended_by", by ? json_string(by) : json_null(),
+                                  "capped",
+                                  by ? json_boolean(!strcmp(by, "timeout")) : json_null()));
+}
+
 void report_io_add(json_t *r, const struct report_run *run)
 {
     const json_t *start = json_object_get(run->edges, "start");
@@ -253,4 +318,5 @@ void report_io_add(json_t *r, const struct report_run *run)
                    : -1;
     json_object_set_new(r, "others", others);
     json_object_set_new(r, "write_amplification", amplification_json(run, dev_w, others_w));
+    settle_json(r, json_object_get(run->edges, "settle"));
 }

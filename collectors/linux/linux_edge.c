@@ -57,16 +57,6 @@ void collector_edge_free(struct collector_edge *e)
     free(e);
 }
 
-void collector_edge_reading_free(struct collector_edge_reading *r)
-{
-    raw_sample_free(&r->sample);
-    free(r->procs);
-    free(r->cgroups);
-    r->procs = NULL;
-    r->cgroups = NULL;
-    r->nprocs = r->procs_cap = r->ncgroups = r->cgroups_cap = 0;
-}
-
 /* Read ROOT/rel into e->buf (NUL-terminated). Returns the length or a negative errno. */
 static ssize_t edge_read_file(struct collector_edge *e, const char *rel)
 {
@@ -116,14 +106,6 @@ static int64_t sysctl_value(struct collector_edge *e, const char *name)
 
 static void read_kernel(struct collector_edge *e, int64_t *k)
 {
-    static const char *const names[] = {
-        [KERNEL_DIRTY_EXPIRE_CENTISECS] = "dirty_expire_centisecs",
-        [KERNEL_DIRTY_WRITEBACK_CENTISECS] = "dirty_writeback_centisecs",
-        [KERNEL_DIRTY_BACKGROUND_RATIO] = "dirty_background_ratio",
-        [KERNEL_DIRTY_BACKGROUND_BYTES] = "dirty_background_bytes",
-        [KERNEL_DIRTY_RATIO] = "dirty_ratio",
-        [KERNEL_DIRTY_BYTES] = "dirty_bytes",
-    };
     static const char *const vm_keys[] = {
         [KERNEL_DIRTY_THRESHOLD_BYTES] = "nr_dirty_threshold",
         [KERNEL_DIRTY_BACKGROUND_THRESHOLD_BYTES] = "nr_dirty_background_threshold",
@@ -131,7 +113,7 @@ static void read_kernel(struct collector_edge *e, int64_t *k)
     ssize_t n;
 
     for (int i = 0; i < KERNEL_DIRTY_THRESHOLD_BYTES; i++)
-        k[i] = sysctl_value(e, names[i]);
+        k[i] = sysctl_value(e, collector_kernel_names[i]);
     n = edge_read_file(e, "proc/vmstat");
     for (int i = KERNEL_DIRTY_THRESHOLD_BYTES; i < KERNEL_NFIELDS; i++) {
         uint64_t pages;

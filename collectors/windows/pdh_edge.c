@@ -37,16 +37,6 @@ void collector_edge_free(struct collector_edge *e)
     free(e);
 }
 
-void collector_edge_reading_free(struct collector_edge_reading *r)
-{
-    raw_sample_free(&r->sample);
-    free(r->procs);
-    free(r->cgroups);
-    r->procs = NULL;
-    r->cgroups = NULL;
-    r->nprocs = r->procs_cap = r->ncgroups = r->cgroups_cap = 0;
-}
-
 int collector_edge_read(struct collector_edge *e, unsigned flags,
                         struct collector_edge_reading *out, const char **why)
 {

@@ -52,7 +52,10 @@ def main():
         time.sleep(0.5)
         env = {k: v for k, v in os.environ.items() if k != "PERFLOG_TOKEN"}
         env["PERFLOG_SERVER"] = d.url
-        before, after = os.path.join(work, "before"), os.path.join(work, "after")
+        # The copies go to tmpfs: written to the disk they would be the run's own storage writes,
+        # dirty for 30 s, and the run's own data would not all be on the device at its end.
+        shm = tempfile.mkdtemp(prefix="perflog-it-edges-", dir="/dev/shm")
+        before, after = os.path.join(shm, "before"), os.path.join(shm, "after")
         script = (f"cat /proc/diskstats > {before} && dd if=/dev/zero of={target} bs=1M "
                   f"count={SIZE_MIB} oflag=direct conv=notrunc && cat /proc/diskstats > {after}")
         t0 = time.monotonic()
@@ -67,6 +70,7 @@ def main():
         check(p.returncode == 0 and rep, f"perflog run -- dd exits 0 with a JSON report "
               f"({p.returncode}, {p.stderr!r})")
         truth = diskstats_write_bytes(after, disk) - diskstats_write_bytes(before, disk)
+        subprocess.run(["rm", "-rf", shm])
         edges = rep.get("edges") or {}
         start, end = edges.get("start") or {}, edges.get("end") or {}
         sd, ed = (start.get("disks") or {}).get(disk, {}), (end.get("disks") or {}).get(disk, {})
@@ -92,6 +96,26 @@ def main():
         check(kernel.get("dirty_expire_centisecs") == expire,
               f"the kernel settings at the start: dirty_expire_centisecs {kernel.get('dirty_expire_centisecs')} == {expire}")
         check("io_scan" not in start, "the report's edges leave the private io_scan out")
+
+        # The cap: a buffered dd leaves its 64 MiB dirty (the kernel keeps it some 30 s), so its
+        # own data is not on the device when the 1 s settle timeout ends the wait.
+        lazy = os.path.join(work, "lazy.bin")
+        p = subprocess.run([PERFLOG, "run", "--quiet", "--json", "--label", "capped",
+                            "--settle-timeout", "1", "--", "dd", "if=/dev/zero", f"of={lazy}",
+                            "bs=1M", f"count={SIZE_MIB}"],
+                           capture_output=True, text=True, timeout=300, env=env)
+        try:
+            rep = json.loads(p.stdout)
+        except ValueError:
+            rep = {}
+        settle = rep.get("settle") or {}
+        check(p.returncode == 0 and settle.get("ended_by") == "timeout" and settle.get("capped"),
+              f"a run whose own data is still dirty is settled by the cap, and the report says "
+              f"so: {settle}")
+        own = rep.get("own") or {}
+        check(abs((own.get("write_bytes") or 0) - (SIZE_MIB << 20)) <= 1 << 20,
+              f"own.write_bytes is the buffered dd's {SIZE_MIB} MiB, dirtied: "
+              f"{own.get('write_bytes')}")
     finally:
         d.stop()
         subprocess.run(["rm", "-rf", work])

@@ -106,7 +106,8 @@ def main():
               f"({done_ms} < {end_ms})")
         own, others = rep.get("own") or {}, rep.get("others") or {}
         top = others.get("top") or []
-        print(f"# own {own}, others {others.get('write_bytes')} B, top {top[:3]}")
+        print(f"# own {own}, others {others.get('write_bytes')} B, test pid {os.getpid()}, "
+              f"top {top[:3]}")
         check(isinstance(own.get("write_bytes"), int) and own["write_bytes"] < MiB,
               f"own.write_bytes < 1 MiB: {own.get('write_bytes')}")
         check(isinstance(others.get("write_bytes"), int) and others["write_bytes"] >= 120 * MiB,

@@ -201,6 +201,7 @@ static void test_report_io(void)
                        (json_int_t)MiB, 0)));
     run.edges = edges;
     report_io_add(r, &run);
+    CHECK(json_is_null(json_object_get(json_object_get(r, "settle"), "capped"))); /* not settled */
     own = json_object_get(r, "own");
     CHECK_INT(json_integer_value(json_object_get(own, "write_bytes")), 10 * MiB);
     CHECK_STR(json_string_value(json_object_get(own, "source")), "client");
@@ -234,6 +235,25 @@ static void test_report_io(void)
     CHECK_STR(json_string_value(json_object_get(own, "source")), "followed");
     json_decref(r);
 
+    /* a settle edge is the last one; the cap ended the wait: capped */
+    {
+        json_t *settle = json_deep_copy(json_object_get(edges, "end"));
+
+        json_object_set_new(json_object_get(settle, "disks"), "vda",
+                            json_pack("{s:I, s:I, s:i}", "write_bytes", (json_int_t)(1200 * MiB),
+                                      "read_bytes", (json_int_t)0, "in_total", 1));
+        json_object_set_new(settle, "ended_by", json_string("timeout"));
+        json_object_set_new(edges, "settle", settle);
+    }
+    r = json_object();
+    report_io_add(r, &run);
+    CHECK(json_is_true(json_object_get(json_object_get(r, "settle"), "capped")));
+    CHECK_STR(json_string_value(json_object_get(json_object_get(r, "settle"), "ended_by")),
+              "timeout");
+    CHECK_INT(json_integer_value(json_object_get(json_object_get(r, "others"), "write_bytes")),
+              190 * MiB); /* device 200 MiB over run + tail, own 10 MiB */
+    json_decref(r);
+
     /* no edges at all: said so, nothing made up */
     run.edges = NULL;
     r = json_object();
@@ -245,6 +265,39 @@ static void test_report_io(void)
     json_decref(edges);
 }
 
+/* A child alive at the start edge and reaped before the end: its parent's counters then hold the
+ * child's whole I/O, and only the part after the start is the parent's growth in the window. */
+static void test_reaped_child(void)
+{
+    const int64_t MiB = 1 << 20;
+    json_t *edges = json_object(), *r = json_object(), *top;
+    struct report_run run = {.id = 2,
+                             .pid = 100,
+                             .storage_read_bytes = 0,
+                             .storage_write_bytes = 0,
+                             .payload_bytes = -1};
+
+    json_object_set_new(
+        edges, "start",
+        edge(1000, 0, json_object(),
+             json_pack("{s:[I,I,I,s,i]}", "701", 71, 0, (json_int_t)(900 * MiB), "cp", 700),
+             json_object()));
+    json_object_set_new(
+        edges, "end",
+        edge(2000, 60 * MiB, json_object(),
+             json_pack("{s:[I,I,I,s,i]}", "700", 70, 0, (json_int_t)(950 * MiB), "bash", 1),
+             json_object()));
+    run.edges = edges;
+    report_io_add(r, &run);
+    top = json_object_get(json_object_get(r, "others"), "top");
+    CHECK_INT(json_array_size(top), 1);
+    CHECK_STR(json_string_value(json_object_get(json_array_get(top, 0), "name")), "bash:700");
+    CHECK_INT(json_integer_value(json_object_get(json_array_get(top, 0), "write_bytes")),
+              50 * MiB); /* not 950: 900 of it the child did before the start */
+    json_decref(r);
+    json_decref(edges);
+}
+
 int main(void)
 {
     test_parsers();
@@ -252,5 +305,6 @@ int main(void)
     test_scan_cgroups();
     test_edge_json();
     test_report_io();
+    test_reaped_child();
     return tl_done();
 }
