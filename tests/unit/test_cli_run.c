@@ -472,6 +472,18 @@ static const char cold_cp_json[] =
     "  {\"instance\": \"cp:11\", \"io_read_bytes\": 1073741824,"
     "   \"storage_write_bytes\": 1073741824}]}";
 
+/* Whether the text of the report `json` holds `needle`. */
+static int text_has(const char *json, const char *needle)
+{
+    json_t *r = load(json);
+    char *text = r ? run_report_text(r, 0) : NULL;
+    int ok = text && strstr(text, needle);
+
+    free(text);
+    json_decref(r);
+    return ok;
+}
+
 static void test_report_story(void)
 {
     json_t *r = load(cold_cp_json);
@@ -504,21 +516,15 @@ static void test_report_story(void)
     json_decref(r);
 
     /* rows that add up say so; rows short of the totals say the ticks missed the end */
-    r = load("{\"process\": {\"storage_read_bytes\": 100, \"storage_write_bytes\": 5000000},"
-             " \"processes_followed\": 1, \"processes\": [{\"instance\": \"dd:3\","
-             " \"storage_read_bytes\": 100, \"storage_write_bytes\": 5000000}]}");
-    text = r ? run_report_text(r, 0) : NULL;
-    CHECK(text && strstr(text, "the rows add up to the totals above"));
-    free(text);
-    json_decref(r);
-    r = load("{\"process\": {\"storage_read_bytes\": 0, \"storage_write_bytes\": 5000000},"
-             " \"processes_followed\": 1, \"processes\": [{\"instance\": \"dd:3\","
-             " \"storage_read_bytes\": 0, \"storage_write_bytes\": 3000000}]}");
-    text = r ? run_report_text(r, 0) : NULL;
-    CHECK(text && strstr(text, "the rows come from the 1 s ticks and miss what a process did "
-                               "after its last tick"));
-    free(text);
-    json_decref(r);
+    CHECK(text_has("{\"process\": {\"storage_read_bytes\": 100, \"storage_write_bytes\": 5000000},"
+                   " \"processes_followed\": 1, \"processes\": [{\"instance\": \"dd:3\","
+                   " \"storage_read_bytes\": 100, \"storage_write_bytes\": 5000000}]}",
+                   "the rows add up to the totals above"));
+    CHECK(text_has("{\"process\": {\"storage_read_bytes\": 0, \"storage_write_bytes\": 5000000},"
+                   " \"processes_followed\": 1, \"processes\": [{\"instance\": \"dd:3\","
+                   " \"storage_read_bytes\": 0, \"storage_write_bytes\": 3000000}]}",
+                   "the rows come from the 1 s ticks and miss what a process did after its last "
+                   "tick"));
 }
 
 /* A copy from a to b: the source's disk read and send next to the destination's receive and
