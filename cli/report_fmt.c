@@ -131,16 +131,24 @@ static void story(FILE *f, const json_t *r)
 
     fprintf(f, "\n  %s returned after %s", program(r, prog, sizeof(prog)), secs(dur, a, sizeof(a)));
     if (kind && strcmp(kind, "durable") == 0) {
-        if (!isnan(durable_ms))
+        double durable = cli_json_num(hl, "bytes_per_s");
+
+        if (!isnan(durable_ms) && !isnan(durable))
             fprintf(f, "; its data was on disk %s after the start (%s durable%s)",
-                    secs(durable_ms / 1000.0, b, sizeof(b)),
-                    cli_format_rate(cli_json_num(hl, "bytes_per_s"), c, sizeof(c)),
+                    secs(durable_ms / 1000.0, b, sizeof(b)), cli_format_rate(durable, c, sizeof(c)),
                     json_is_true(json_object_get(hl, "capped_at_peak_second"))
                         ? ", capped at the devices' peak second"
                         : "");
+        else if (!isnan(durable_ms))
+            fprintf(f,
+                    "; its data was on disk %s after the start (--payload or --bytes gives the "
+                    "durable rate)",
+                    secs(durable_ms / 1000.0, b, sizeof(b)));
         else
-            fprintf(f, "; when its data was on disk is not known (no payload, or the dirty data "
-                       "never came back down)");
+            fprintf(f,
+                    "; its data was not all back on disk when the tail ended, %s after the "
+                    "start",
+                    secs(dur + cli_json_num(r, "tail_s"), b, sizeof(b)));
     } else if (kind) {
         double read = cli_json_num(r, "disk_read_bytes");
         double cached = cli_json_num(hl, "cache_served_read_pct");

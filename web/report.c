@@ -1084,13 +1084,11 @@ static void figures_find(const struct ctx *x, const struct levels *l, int ended,
     slack = report_level_slack(l->peak_excess);
     if (ended && isfinite(l->start)) {
         f->durable_at_ms = report_durable_at(pts, n, x->end_ms, slack);
+        /* an edge reading on either side of the moment bounds it to its own instant */
         for (size_t i = 0; i < n && f->durable_at_ms >= 0; i++)
-            if (pts[i].iv_s == 0 && pts[i].t_ms >= f->durable_at_ms) {
-                /* the first point at or after the moment is an edge: it bounds it */
-                if (i == 0 || pts[i - 1].t_ms < f->durable_at_ms)
+            if (pts[i].t_ms >= f->durable_at_ms) {
+                if (pts[i].iv_s == 0 || (i && pts[i - 1].iv_s == 0))
                     f->durable_window = "edges";
-                break;
-            } else if (pts[i].t_ms >= f->durable_at_ms) {
                 break;
             }
     }

@@ -515,6 +515,18 @@ static void test_report_story(void)
     free(all);
     json_decref(r);
 
+    /* without a payload the moment still shows; without the moment, the tail's end */
+    CHECK(text_has("{\"command\": \"cp a b\", \"duration_s\": 1.5, \"tail_s\": 30,"
+                   " \"throughput\": {\"durable_ms\": 20000}, \"headline\": {\"kind\": "
+                   "\"durable\", \"bytes_per_s\": null}}",
+                   "  cp returned after 1.50 s; its data was on disk 20.0 s after the start "
+                   "(--payload or --bytes gives the durable rate).\n"));
+    CHECK(text_has("{\"command\": \"cp a b\", \"duration_s\": 1.5, \"tail_s\": 120,"
+                   " \"throughput\": {\"durable_ms\": null}, \"headline\": {\"kind\": "
+                   "\"durable\", \"bytes_per_s\": null}}",
+                   "its data was not all back on disk when the tail ended, 2 min 02 s after the "
+                   "start.\n"));
+
     /* rows that add up say so; rows short of the totals say the ticks missed the end */
     CHECK(text_has("{\"process\": {\"storage_read_bytes\": 100, \"storage_write_bytes\": 5000000},"
                    " \"processes_followed\": 1, \"processes\": [{\"instance\": \"dd:3\","
