@@ -269,9 +269,11 @@ static void edges_of(struct runs *rs, struct track *tk, const struct runs_db_row
 
     if (tk->have_edges)
         return;
-    tk->have_edges = 1;
     tk->start_disk_w = tk->own_w = -1;
     e = load_edges(rs, row->id);
+    /* The API stores the end edge just after it marks the run ending: until it is there, look
+     * again at the next pass (the followed processes' bytes need it). */
+    tk->have_edges = !e || json_object_get(e, "end");
     if (!e)
         return;
     tk->start_disk_w = report_io_disk_sum(json_object_get(e, "start"), "write_bytes");
