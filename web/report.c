@@ -1070,7 +1070,28 @@ struct figures {
     struct report_tail tail;
 };
 
-static void figures_find(const struct ctx *x, const struct levels *l, int ended, struct figures *f)
+/*
+ * When another writer's dirty data keeps the system's level up, the excess never comes back down,
+ * but the settle reading may still say the run's own data is on the device (ended_by
+ * own_written: the disks wrote the run's storage bytes). Trust it only when the cache agrees: the
+ * excess at that reading has fallen from its peak by the run's own bytes, less the slack; the
+ * devices' bytes alone may have been someone else's. The settle instant, or -1.
+ */
+static int64_t durable_by_own(const struct ctx *x, const struct levels *l, double own_bytes,
+                              double slack)
+{
+    const char *by = json_string_value(json_object_get(x->e_settle, "ended_by"));
+    const json_t *t = json_object_get(x->e_settle, "t_ms");
+    double fell = l->peak_dirty - edge_dirty(x->e_settle);
+
+    if (!by || strcmp(by, "own_written") != 0 || !json_is_integer(t) || !(own_bytes > 0) ||
+        !(fell >= own_bytes - slack))
+        return -1;
+    return json_integer_value(t);
+}
+
+static void figures_find(const struct ctx *x, const struct levels *l, int ended, double own_bytes,
+                         struct figures *f)
 {
     size_t n = 0;
     struct report_point *pts = points_of(x, l, &n);
@@ -1091,6 +1112,9 @@ static void figures_find(const struct ctx *x, const struct levels *l, int ended,
                     f->durable_window = "edges";
                 break;
             }
+        if (f->durable_at_ms < 0 &&
+            (f->durable_at_ms = durable_by_own(x, l, own_bytes, slack)) >= 0)
+            f->durable_window = "edges";
     }
     if (ended)
         report_tail_phases(pts, n, x->end_ms, f->durable_at_ms, slack, &f->tail);
@@ -1241,7 +1265,8 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     }
     kernel = json_object_get(run->edges, "kernel");
     levels_find(&x, kernel, &lv);
-    figures_find(&x, &lv, run->end_ms >= 0, &fig);
+    figures_find(&x, &lv, run->end_ms >= 0,
+                 run->storage_write_bytes >= 0 ? (double)run->storage_write_bytes : NAN, &fig);
     duration_s = (double)(end_ms - run->start_ms) / 1000.0;
     tail_s = (double)(tail_to_ms - end_ms) / 1000.0;
 

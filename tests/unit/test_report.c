@@ -847,6 +847,42 @@ static void test_edges(struct reader *rd, struct live *live)
     json_decref(edges);
 }
 
+/* Another writer's dirty data keeps the level up to the end of the tail: the settle reading that
+ * found the run's own bytes written gives the moment, when the cache fell by those bytes too. */
+static void test_durable_by_own(struct reader *rd, struct live *live)
+{
+    struct report_run run = base_run();
+    char err[256];
+    json_t *edges = json_pack("{so so so}", "start", edge(START, 0, 0, 0, 0, 0, 0, 0), "end",
+                              edge(END, 0, 0, 0, 60 * MIB, 0, 0, 0), "settle",
+                              edge(T0 + 22000, 0, 0, 0, 30 * MIB, 0, 0, 0));
+    json_t *r;
+    const json_t *o;
+
+    json_object_set_new(json_object_get(edges, "settle"), "ended_by", json_string("own_written"));
+    run.edges = edges;
+    run.settled_ms = T0 + 22000; /* ticks 21 and 22: 49 and 37 MiB above the start */
+    run.storage_write_bytes = 30 * MIB;
+    r = report_compute(rd, live, 1000, &run, err, sizeof(err));
+    CHECK(r != NULL);
+    if (r) {
+        o = json_object_get(r, "throughput");
+        CHECK_INT(integer(o, "durable_ms"), 12000);
+        CHECK_STR(json_string_value(json_object_get(json_object_get(r, "windows"), "durable_ms")),
+                  "edges");
+        json_decref(r);
+    }
+    /* 200 MiB of its own against a cache that fell by ~32 MiB: the devices' bytes were others' */
+    run.storage_write_bytes = 200 * MIB;
+    r = report_compute(rd, live, 1000, &run, err, sizeof(err));
+    CHECK(r != NULL);
+    if (r) {
+        CHECK(json_is_null(json_object_get(json_object_get(r, "throughput"), "durable_ms")));
+        json_decref(r);
+    }
+    json_decref(edges);
+}
+
 int main(void)
 {
     struct live *live = NULL;
@@ -866,6 +902,7 @@ int main(void)
         test_cache_share(rd);
         test_followed(rd);
         test_edges(rd, live);
+        test_durable_by_own(rd, live);
     }
     test_durable_at();
     test_tail_phases();
