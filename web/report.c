@@ -9,6 +9,12 @@
  * three ticks around it, and run + tail add up with nothing counted twice. Byte and packet counts
  * integrate rate x that share of the tick's real interval, which gives back the stored deltas over
  * whole ticks; averages are weighted the same way.
+ *
+ * When the run has its edge readings (report_run.edges: raw counters read at the start, end and
+ * settle instants), its totals are their differences instead, exact to the millisecond; rates and
+ * peaks stay the ticks'. Levels are changes from the start. The figures of docs/report.md that
+ * need a series (the durable moment, the tail's phases) run on the ticks and the edge readings
+ * merged into one list of points, in report_figures.c.
  */
 #include "report.h"
 
