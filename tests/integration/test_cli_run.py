@@ -114,6 +114,17 @@ def test_runs_and_report(d, run_ids):
     rc, out, err = perflog(d, "report", str(run_ids[0]))
     check(rc == 0 and "cache-served" in out and "busiest core" in out,
           f"perflog report ID prints the text report ({out[:200]!r})")
+    # the interfaces that did nothing are hidden, and --all lists them (the daemon samples the
+    # loopback at least; the JSON has every interface)
+    idle = [n["instance"] for n in rep.get("interfaces") or []
+            if not any((n.get(k) or 0) > 0 for k in ("rx_bytes", "tx_bytes", "rx_packets",
+                                                      "tx_packets", "errors", "discards"))]
+    rc2, out_all, err = perflog(d, "report", "--all", str(run_ids[0]))
+    lines = lambda t: [l.split()[0] for l in t.splitlines() if l.startswith("  ") and l.split()]
+    check(rc2 == 0 and all(i in lines(out_all) for i in idle)
+          and not any(i in lines(out) for i in idle)
+          and (not idle or f"({len(idle)} idle interface" in out),
+          f"idle interfaces {idle} are hidden, with a count, and perflog report --all lists them")
     rc, out, err = perflog(d, "report", "999999")
     check(rc == 1 and "HTTP 404" in err, f"an unknown run id is a 404 and exit 1 ({rc}, {err!r})")
 
