@@ -46,7 +46,6 @@ int main(int argc, char **argv)
 {
     struct collector_config cfg = {.root = argc > 1 ? argv[1] : "/"};
     long n = argc > 2 ? strtol(argv[2], NULL, 10) : 200;
-    struct run_edges_now now;
     struct run_edges *re;
     int64_t *full_ns, *light_ns;
     size_t bytes = 0;
@@ -84,7 +83,7 @@ int main(int argc, char **argv)
         json_decref(e);
         json_decref(k);
         t0 = now_ns();
-        run_edges_now(re, &now);
+        json_decref(run_edges_now(re));
         light_ns[i] = now_ns() - t0;
     }
     printf("# root %s: one edge as stored is %zu bytes of JSON\n", cfg.root, bytes);

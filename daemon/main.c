@@ -419,7 +419,8 @@ static void log_restart_keys(const struct cfg *cur, const struct cfg *next)
                   "restart");
 }
 
-static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, struct writer *w)
+static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, struct writer *w,
+                   struct runs *runs)
 {
     struct cfg next;
     struct sampler_settings ss;
@@ -438,6 +439,7 @@ static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, s
     log_set_level((enum log_level)next.log_level);
     sampler_settings_of(&next, &ss);
     sampler_reconfigure(sp, &ss);
+    runs_reconfigure(runs, &ss.collect);
     writer_settings_of(&next, &ws);
     writer_reconfigure(w, &ws);
     /* Keep the running db and listen values: they are what is in force. */
@@ -568,7 +570,7 @@ static int daemon_main(int argc, char **argv)
             log_info("%s: reloading %s", what,
                      cli.config_path ? cli.config_path : "(no config file, defaults)");
             service_reloading(&svc);
-            reload(&cli, &cfg, sp, w);
+            reload(&cli, &cfg, sp, w, runs);
             service_reloaded(&svc, &parts);
             continue;
         }

@@ -39,6 +39,22 @@ struct run_edges *run_edges_new(const struct collector_config *cfg)
     return re;
 }
 
+int run_edges_reconfigure(struct run_edges *re, const struct collector_config *cfg)
+{
+    struct collector_config c = *cfg;
+    struct collector_edge *e, *old;
+
+    c.n_pdh_counters = 0;
+    if (!(e = collector_edge_new(&c)))
+        return -ENOMEM;
+    pthread_mutex_lock(&re->lock);
+    old = re->e;
+    re->e = e;
+    pthread_mutex_unlock(&re->lock);
+    collector_edge_free(old);
+    return 0;
+}
+
 void run_edges_free(struct run_edges *re)
 {
     if (!re)
@@ -280,32 +296,16 @@ out:
     return j;
 }
 
-int run_edges_now(struct run_edges *re, struct run_edges_now *now)
+json_t *run_edges_now(struct run_edges *re)
 {
     struct collector_edge_reading *rd = &re->reading;
-    const struct raw_object *d, *m;
     const char *reason = NULL;
-    int rc;
+    json_t *j = NULL;
 
     pthread_mutex_lock(&re->lock);
-    rc = collector_edge_read(re->e, 0, rd, &reason);
-    if (rc == 0) {
-        const uint64_t dw = (1ull << MEM_DIRTY_KB) | (1ull << MEM_WRITEBACK_KB);
-
-        now->t_ms = rd->wall_ms;
-        now->disk_write_bytes = -1;
-        d = &rd->sample.obj[OBJ_DISK];
-        for (size_t i = 0; i < d->n; i++)
-            if ((d->rows[i].flags & RAW_IN_TOTAL) &&
-                (d->rows[i].present & (1ull << DISK_WR_SECTORS)))
-                now->disk_write_bytes = (now->disk_write_bytes < 0 ? 0 : now->disk_write_bytes) +
-                                        (int64_t)(d->rows[i].v[DISK_WR_SECTORS] * SECTOR_BYTES);
-        m = &rd->sample.obj[OBJ_MEMORY];
-        now->dirty_bytes =
-            m->n && (m->rows[0].present & dw) == dw
-                ? (int64_t)((m->rows[0].v[MEM_DIRTY_KB] + m->rows[0].v[MEM_WRITEBACK_KB]) * 1024)
-                : -1;
-    }
+    if (collector_edge_read(re->e, 0, rd, &reason) == 0)
+        j = json_pack("{s:I, s:o}", "t_ms", (json_int_t)rd->wall_ms, "disks",
+                      disks_json(&rd->sample.obj[OBJ_DISK]));
     pthread_mutex_unlock(&re->lock);
-    return rc;
+    return j;
 }

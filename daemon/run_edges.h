@@ -18,6 +18,10 @@ struct run_edges;
 struct run_edges *run_edges_new(const struct collector_config *cfg);
 void run_edges_free(struct run_edges *re); /* accepts NULL */
 
+/* Read the disks and interfaces of `cfg` from the next edge on (a reload changed the globs).
+ * Returns 0, or -ENOMEM with the old ones kept. Thread-safe. */
+int run_edges_reconfigure(struct run_edges *re, const struct collector_config *cfg);
+
 /*
  * Take one edge now: the EDGE object of docs/report.md (t_ms, mono_ns, disks, nics, cpu, mem,
  * procs: `root_pid` and its descendants, none when root_pid <= 0) and, with `scan`, "io_scan":
@@ -28,14 +32,8 @@ void run_edges_free(struct run_edges *re); /* accepts NULL */
 json_t *run_edges_take(struct run_edges *re, int64_t root_pid, int scan, json_t **kernel, char *why,
                        size_t whylen);
 
-/* What the settle wait looks at, read without the process walk. */
-struct run_edges_now {
-    int64_t t_ms;
-    int64_t disk_write_bytes; /* whole disks (the _Total ones), cumulative; -1 unknown */
-    int64_t dirty_bytes;      /* Dirty + Writeback; -1 unknown */
-};
-
-/* Read `now` cheaply (no scan). Returns 0 or a negative errno. Thread-safe. */
-int run_edges_now(struct run_edges *re, struct run_edges_now *now);
+/* What the settle wait looks at, read cheaply (no process walk): {"t_ms", "disks"} as in an EDGE.
+ * Returns a new object or NULL. Thread-safe. */
+json_t *run_edges_now(struct run_edges *re);
 
 #endif

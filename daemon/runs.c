@@ -56,7 +56,7 @@ struct track {
     int64_t last_ms;           /* ticks up to this wall time are seen */
     int seen;                  /* mark of the current pass */
     int have_edges;            /* the two below are read (once the run has ended) */
-    int64_t start_disk_w;      /* whole disks' write bytes at the start edge; -1 none */
+    json_t *start_edge;        /* the start edge's disks ({"disks": ...}); NULL none */
     int64_t own_w;             /* the run's own write_bytes; -1 not known */
     int64_t settle_ms;         /* the settle edge's instant once the wait has ended; 0 before */
 };
@@ -269,14 +269,17 @@ static void edges_of(struct runs *rs, struct track *tk, const struct runs_db_row
 
     if (tk->have_edges)
         return;
-    tk->start_disk_w = tk->own_w = -1;
+    json_decref(tk->start_edge);
+    tk->start_edge = NULL;
+    tk->own_w = -1;
     e = load_edges(rs, row->id);
     /* The API stores the end edge just after it marks the run ending: until it is there, look
      * again at the next pass (the followed processes' bytes need it). */
     tk->have_edges = !e || json_object_get(e, "end");
     if (!e)
         return;
-    tk->start_disk_w = report_io_disk_sum(json_object_get(e, "start"), "write_bytes");
+    tk->start_edge =
+        json_pack("{s:O}", "disks", json_object_get(json_object_get(e, "start"), "disks"));
     tk->own_w = row->storage_write_bytes != RUNS_DB_NULL
                     ? row->storage_write_bytes
                     : report_io_procs_delta(json_object_get(e, "start"), json_object_get(e, "end"),
@@ -390,13 +393,15 @@ static void step_run(struct runs *rs, const struct runs_db_row *row, int64_t now
         return;
     }
     edges_of(rs, tk, row);
-    if (tk->own_w >= 0 && tk->start_disk_w >= 0 && rs->edges) {
-        struct run_edges_now now;
+    if (tk->own_w >= 0 && tk->start_edge && rs->edges) {
         int64_t own_slack = tk->own_w / 100 > OWN_SLACK_BYTES ? tk->own_w / 100 : OWN_SLACK_BYTES;
+        json_t *now = run_edges_now(rs->edges);
+        int64_t written = now ? report_io_disk_delta(tk->start_edge, now, "write_bytes") : -1;
+        int64_t t_ms = json_integer_value(json_object_get(now, "t_ms"));
 
-        if (run_edges_now(rs->edges, &now) == 0 && now.disk_write_bytes >= 0 &&
-            now.disk_write_bytes - tk->start_disk_w >= tk->own_w - own_slack) {
-            settle(rs, tk, row, "own_written", now.t_ms);
+        json_decref(now);
+        if (written >= 0 && written >= tk->own_w - own_slack) {
+            settle(rs, tk, row, "own_written", t_ms);
             return;
         }
     }
@@ -421,7 +426,8 @@ static void sweep(struct runs *rs)
         if (rs->tr[i].seen) {
             rs->tr[i].seen = 0;
             rs->tr[k++] = rs->tr[i];
-        }
+        } else
+            json_decref(rs->tr[i].start_edge);
     rs->ntr = k;
 }
 
@@ -485,6 +491,8 @@ static void runs_free(struct runs *rs)
     pthread_mutex_destroy(&rs->notes_lock);
     free(rs->notes);
     free(rs->db_path);
+    for (size_t i = 0; i < rs->ntr; i++)
+        json_decref(rs->tr[i].start_edge);
     free(rs->tr);
     free(rs);
 }
@@ -610,4 +618,10 @@ void runs_put_edge(struct runs *rs, int64_t id, enum runs_db_edge which, json_t 
                   runs_db_edge_names[which], s ? runs_db_errmsg(rs->db) : "out of memory");
     free(s);
     json_decref(edge);
+}
+
+void runs_reconfigure(struct runs *rs, const struct collector_config *collect)
+{
+    if (rs && rs->edges && run_edges_reconfigure(rs->edges, collect) < 0)
+        log_warnx("reload: out of memory for the edge reader: edges keep the old disks");
 }

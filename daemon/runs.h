@@ -52,6 +52,9 @@ void runs_kick(struct runs *rs);
  */
 json_t *runs_take_edge(struct runs *rs, int64_t pid, json_t **kernel);
 
+/* The disks and interfaces of the edges from now on (a reload). Thread-safe. */
+void runs_reconfigure(struct runs *rs, const struct collector_config *collect);
+
 /* Store edge `which` of run `id` (stolen; NULL does nothing). Thread-safe. */
 void runs_put_edge(struct runs *rs, int64_t id, enum runs_db_edge which, json_t *edge);
 

@@ -16,18 +16,22 @@
 
 #define TOP_MAX 10
 
-int64_t report_io_disk_sum(const json_t *edge, const char *key)
+int64_t report_io_disk_delta(const json_t *start, const json_t *later, const char *key)
 {
+    json_t *sd = json_object_get(start, "disks"), *d;
     const char *name;
-    json_t *d;
     int64_t sum = -1;
 
-    json_object_foreach(json_object_get(edge, "disks"), name, d)
+    json_object_foreach(json_object_get(later, "disks"), name, d)
     {
-        json_t *v = json_object_get(d, key);
+        json_t *v = json_object_get(d, key), *was = json_object_get(json_object_get(sd, name), key);
+        int64_t diff;
 
-        if (json_integer_value(json_object_get(d, "in_total")) == 1 && json_is_integer(v))
-            sum = (sum < 0 ? 0 : sum) + json_integer_value(v);
+        if (json_integer_value(json_object_get(d, "in_total")) != 1 || !json_is_integer(v) ||
+            !json_is_integer(was))
+            continue;
+        diff = json_integer_value(v) - json_integer_value(was);
+        sum = (sum < 0 ? 0 : sum) + (diff > 0 ? diff : 0); /* a reset device counts nothing */
     }
     return sum;
 }
@@ -210,11 +214,6 @@ static json_t *int_or_null(int64_t v)
     return v >= 0 ? json_integer(v) : json_null();
 }
 
-static int64_t diff(int64_t later, int64_t start)
-{
-    return later >= 0 && start >= 0 && later >= start ? later - start : -1;
-}
-
 static json_t *others_json(const struct report_run *run, int64_t own_r, int64_t own_w,
                            int64_t dev_r, int64_t dev_w)
 {
@@ -304,10 +303,8 @@ void report_io_add(json_t *r, const struct report_run *run)
             own_src = NULL;
     }
     if (start && last) {
-        dev_r =
-            diff(report_io_disk_sum(last, "read_bytes"), report_io_disk_sum(start, "read_bytes"));
-        dev_w =
-            diff(report_io_disk_sum(last, "write_bytes"), report_io_disk_sum(start, "write_bytes"));
+        dev_r = report_io_disk_delta(start, last, "read_bytes");
+        dev_w = report_io_disk_delta(start, last, "write_bytes");
     }
     own = json_pack("{s:o, s:o, s:o}", "read_bytes", int_or_null(own_r), "write_bytes",
                     int_or_null(own_w), "source", own_src ? json_string(own_src) : json_null());

@@ -11,8 +11,12 @@
 #include <jansson.h>
 #include <stdint.h>
 
-/* The sum of disks[*][key] over the whole disks (in_total 1) of one EDGE; -1 when none has it. */
-int64_t report_io_disk_sum(const json_t *edge, const char *key);
+/*
+ * What the whole disks (in_total 1) did between two EDGEs: the sum over the disks of `later` that
+ * `start` has too of later[key] - start[key] (a disk that appeared or was renamed in between
+ * brings no cumulative count of its own). -1 when no disk has the key in both.
+ */
+int64_t report_io_disk_delta(const json_t *start, const json_t *later, const char *key);
 
 /*
  * The storage bytes (`key`: "read_bytes" or "write_bytes") of the run's followed processes
