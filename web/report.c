@@ -437,6 +437,7 @@ struct disk_totals {
     json_t *arr;
     double read, write, tail_write; /* sums over disks, NAN until one has a value */
     double peak_second;             /* the busiest second of the devices (read + write), bytes/s */
+    double read_avg; /* without edges: the ticks' average read rate over their own seconds */
 };
 
 static double add_known(double sum, double v)
@@ -558,6 +559,9 @@ static json_t *disks_json(const struct ctx *x, struct disk_totals *t)
             if (!stacked(json_string_value(json_object_get(d, "instance"))))
                 t->peak_second = isnan(t->peak_second) || v > t->peak_second ? v : t->peak_second;
         }
+    /* Whole ticks' bytes over the exact duration would overstate a short run: without edges the
+     * read rate is the ticks' bytes over the ticks' own seconds. */
+    t->read_avg = !run_edges(x) && a.n ? agg_avg(&a) : NAN;
     if (!run_edges(x) && (a.n || b.n)) {
         t->read = total(&a);
         t->write = total(&b);
@@ -1173,7 +1177,10 @@ static json_t *headline_json(int writes, const json_t *throughput, const json_t 
     json_t *j = json_object();
 
     report_pick_headline(writes, json_num(throughput, "durable"),
-                         duration_s > 0 ? d->read / duration_s : NAN, d->peak_second, &h);
+                         !isnan(d->read_avg) ? d->read_avg
+                         : duration_s > 0    ? d->read / duration_s
+                                             : NAN,
+                         d->peak_second, &h);
     set_str(j, "kind", h.kind);
     set_num(j, "bytes_per_s", h.bytes_per_s);
     json_object_set_new(j, "capped_at_peak_second", json_boolean(h.capped));
