@@ -37,13 +37,15 @@ struct report_run {
 
 /*
  * Compute the report of `run` from the raw ticks of [start, end] (the run) and (end, settled]
- * (the tail), read through `rd` and, for the newest ticks, `live` (either may be NULL). Returns a
- * new JSON object with at least the keys of design section 7, or NULL with a message in err.
+ * (the tail), read through `rd` and, for the newest ticks, `live` (either may be NULL), and from
+ * run->edges when it has them. Returns a new JSON object with the keys docs/report.md defines, or
+ * NULL with a message in err.
  */
 json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms,
                        const struct report_run *run, char *err, size_t errlen);
 
-/* ---- the pure figures (report_figures.c), apart so the tests drive them on fixture series ---- */
+/* ---- the pure figures (report_figures.c), apart so the tests drive them on fixture series ----
+ * None keeps state or allocates; all are thread-safe. */
 
 /* One moment of the run and its tail: a tick, or an edge reading (write rate NAN, iv_s 0). */
 struct report_point {
