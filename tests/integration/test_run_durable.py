@@ -145,6 +145,9 @@ def cold_cp(d, truth, src, dst, last):
     check(isinstance(durable_ms, int) and isinstance(durable, (int, float))
           and isinstance(returned, (int, float)), "durable_ms, durable and returned are numbers")
     if not (isinstance(durable_ms, int) and durable and returned):
+        settle = ((rep.get("edges") or {}).get("settle") or {})
+        print(f"  memory {rep.get('memory')}; settle edge {settle.get('ended_by')} at "
+              f"{settle.get('t_ms')}, mem {settle.get('mem')}; own {rep.get('own')}", flush=True)
         return True
     start = utc_s(rep["start_utc"])
     end = utc_s(rep["end_utc"])
