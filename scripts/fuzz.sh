@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Fuzz the pure parsers of the HTTP API (tests/fuzz) with libFuzzer for SECONDS each (default 60),
-# the three targets in parallel. The committed seeds of tests/fuzz/corpus/<target> are read only;
+# Fuzz the pure parsers of the HTTP API and of the run edges (tests/fuzz) with libFuzzer for SECONDS each (default 60),
+# the targets in parallel. The committed seeds of tests/fuzz/corpus/<target> are read only;
 # new inputs go to a temporary directory, so the tree is not modified. Logs are in
 # build-fuzz/fuzz_<target>.log. Exits non-zero if any target found a crash, a leak or a timeout.
 # Needs clang and libclang-rt-14-dev (packaging/build-deps.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
-targets=(timeparse pattern query)
+targets=(timeparse pattern query others)
 
 case $secs in
 '' | *[!0-9]*)
@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 declare -A pids
 for t in "${targets[@]}"; do
   mkdir -p "$work/$t"
-  # -jobs/-workers are not used: one process per target, the three in parallel on two cores.
+  # -jobs/-workers are not used: one process per target, all in parallel on two cores.
   build-fuzz/tests/fuzz/fuzz_"$t" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz_$t-" \
     "$work/$t" "tests/fuzz/corpus/$t" >"build-fuzz/fuzz_$t.log" 2>&1 &
