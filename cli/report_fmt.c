@@ -146,8 +146,8 @@ static void story(FILE *f, const json_t *r)
                     secs(durable_ms / 1000.0, b, sizeof(b)));
         else
             fprintf(f,
-                    "; its data was not all back on disk when the tail ended, %s after the "
-                    "start",
+                    "; dirty data was not back to its start level when the tail ended, %s "
+                    "after the start, so when its data was on disk is not known",
                     secs(dur + cli_json_num(r, "tail_s"), b, sizeof(b)));
     } else if (kind) {
         double read = cli_json_num(r, "disk_read_bytes");
