@@ -4,6 +4,7 @@
  * {"error": {"code", "message"}} with a 4xx/5xx status).
  */
 #include "cli.h"
+#include "term_escape.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,7 +16,10 @@
 
 static void print_transport_error(const struct cli *c, int code, const char *err)
 {
-    fprintf(stderr, "perflog: %s", err);
+    char shown[1024];
+
+    /* the message may quote what the server sent */
+    fprintf(stderr, "perflog: %s", term_escape(err, shown, sizeof(shown)));
     if (code == HTTPC_ECONNECT)
         fprintf(stderr, " — is perflogd running? (start it with ./scripts/run.sh, "
                         "or set --server / PERFLOG_SERVER)");
@@ -30,14 +34,18 @@ void cli_print_http_error(const struct cli *c, const struct http_response *r)
     json_t *root = json_loadb(r->body, r->body_len, 0, NULL);
     const json_t *e = json_object_get(root, "error");
     const char *msg = cli_json_str(e, "message"), *code = cli_json_str(e, "code");
+    char m[1024], k[128];
 
     if (msg)
-        fprintf(stderr, "perflog: %s (HTTP %d%s%s)\n", msg, r->status, code ? ", " : "",
-                code ? code : "");
-    else
-        fprintf(stderr, "perflog: %s answered HTTP %d: %.*s\n", c->server, r->status,
-                (int)(r->body_len < ERR_BODY_SHOWN ? r->body_len : ERR_BODY_SHOWN),
-                r->body ? r->body : "");
+        fprintf(stderr, "perflog: %s (HTTP %d%s%s)\n", term_escape(msg, m, sizeof(m)), r->status,
+                code ? ", " : "", code ? term_escape(code, k, sizeof(k)) : "");
+    else {
+        fprintf(stderr, "perflog: %s answered HTTP %d: ", c->server, r->status);
+        term_escape_write(
+            r->body ? r->body : "",
+            r->body ? (r->body_len < ERR_BODY_SHOWN ? r->body_len : ERR_BODY_SHOWN) : 0, 0, stderr);
+        fputc('\n', stderr);
+    }
     if (r->status == 401 && c->token)
         fprintf(stderr, "perflog: the token was refused: check PERFLOG_TOKEN (or --token) "
                         "against the daemon's auth_token\n");

@@ -3,6 +3,7 @@
  * as `typeperf -q` prints them, so its output can feed scripts written for typeperf.
  */
 #include "cli.h"
+#include "term_escape.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -62,12 +63,16 @@ static int print_paths(const struct cli *c, const struct http_response *r, int u
     json_array_foreach(list, i, v)
     {
         const char *path = cli_json_str(v, "path"), *unit = cli_json_str(v, "unit");
+        char p[4096], u[256];
+
         if (!path)
             continue;
+        /* instance names are the kernel's and processes' own (a comm may hold an ESC) */
         if (units)
-            printf("%s\t%s\n", path, unit ? unit : "");
+            printf("%s\t%s\n", term_escape(path, p, sizeof(p)),
+                   term_escape(unit ? unit : "", u, sizeof(u)));
         else
-            printf("%s\n", path);
+            printf("%s\n", term_escape(path, p, sizeof(p)));
     }
     json_decref(root);
     return CLI_EXIT_OK;

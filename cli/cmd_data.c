@@ -4,6 +4,7 @@
  * server parses them (design section 5) and its error message is what the user sees.
  */
 #include "cli.h"
+#include "term_escape.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -169,14 +170,14 @@ static void print_table(const json_t *root, const struct column *cols, size_t nc
     double step_ms = cli_json_num(root, "step_ms");
     int with_ms = !(step_ms >= 1000); /* sub-second steps (or unknown) show milliseconds */
     int tw = with_ms ? 23 : 19;
-    char tbuf[48], vbuf[64];
+    char tbuf[48], vbuf[64], ebuf[4096];
 
     printf("%-*s", tw, utc ? "time (UTC)" : "time (local)");
     for (size_t c = 0; c < ncols; c++)
-        printf("  %*s", cols[c].width, cols[c].path);
+        printf("  %*s", cols[c].width, term_escape(cols[c].path, ebuf, sizeof(ebuf)));
     printf("\n%-*s", tw, "");
     for (size_t c = 0; c < ncols; c++)
-        printf("  %*s", cols[c].width, cols[c].unit);
+        printf("  %*s", cols[c].width, term_escape(cols[c].unit, ebuf, sizeof(ebuf)));
     putchar('\n');
     for (size_t i = 0; i < json_array_size(ts); i++) {
         int64_t t = (int64_t)json_number_value(json_array_get(ts, i));

@@ -10,7 +10,6 @@
 #include "export.h"
 #include "pattern.h"
 #include "reader.h"
-#include "report_proc.h"
 #include "series.h"
 #include "timeparse.h"
 
@@ -19,11 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_PATTERNS  32   /* as the server takes */
-#define MAX_SERIES    1000 /* as the server takes */
-#define MAX_EVERY     1000000
 #define MEDIAN_TICKS  64 /* ticks looked at for the sampling interval of a database */
 #define COPY_BUF_SIZE 65536
 
@@ -48,24 +45,11 @@ static const char help[] =
     "                     them); without a PATTERN every counter; not with --from/--to\n";
 
 struct export_args {
-    const char *from, *to, *format, *tz, *out, *db, *run;
-    int every;
+    const char *from, *to, *format, *tz, *out, *db, *run, *every;
     char **pats;
     int npat;
+    struct export_opts opts; /* format, tz and every, checked */
 };
-
-static int parse_every(const char *s, int *out)
-{
-    char *end;
-    long n;
-
-    errno = 0;
-    n = strtol(s, &end, 10);
-    if (!*s || *end || errno || n < 1 || n > MAX_EVERY)
-        return -1;
-    *out = (int)n;
-    return 0;
-}
 
 static int parse_opts(int argc, char **argv, struct export_args *a)
 {
@@ -106,11 +90,8 @@ static int parse_opts(int argc, char **argv, struct export_args *a)
             a->out = optarg;
             break;
         case 't':
-            if (parse_every(optarg, &a->every) == 0)
-                break;
-            fprintf(stderr, "perflog export: -t: expected a whole number from 1 to %d, got '%s'\n",
-                    MAX_EVERY, optarg);
-            return CLI_EXIT_USAGE;
+            a->every = optarg;
+            break;
         default:
             cli_print_help(c != 'h', help);
             return c == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
@@ -132,8 +113,11 @@ static long long run_id(const char *s)
     return *s && !*end && !errno && v >= 1 ? v : 0;
 }
 
-static int check_args(const struct export_args *a)
+static int check_args(struct export_args *a)
 {
+    static const char *const names[3] = {"--format", "--tz", "-t"};
+    char why[160];
+
     if (a->run && !run_id(a->run)) {
         fprintf(stderr, "perflog export: --run: expected a run id (1 or more), got '%s'\n", a->run);
         return CLI_EXIT_USAGE;
@@ -143,12 +127,8 @@ static int check_args(const struct export_args *a)
                         "--from or --to\n");
         return CLI_EXIT_USAGE;
     }
-    if (a->format && strcmp(a->format, "csv") != 0 && strcmp(a->format, "tsv") != 0) {
-        fprintf(stderr, "perflog export: --format: expected csv or tsv, got '%s'\n", a->format);
-        return CLI_EXIT_USAGE;
-    }
-    if (a->tz && strcmp(a->tz, "local") != 0 && strcmp(a->tz, "utc") != 0) {
-        fprintf(stderr, "perflog export: --tz: expected local or utc, got '%s'\n", a->tz);
+    if (export_parse_opts(a->format, a->tz, a->every, names, &a->opts, why, sizeof(why)) < 0) {
+        fprintf(stderr, "perflog export: %s\n", why);
         return CLI_EXIT_USAGE;
     }
     if (a->npat == 0 && !a->run) {
@@ -156,28 +136,41 @@ static int check_args(const struct export_args *a)
                         "(perflog counters lists them)\n");
         return CLI_EXIT_USAGE;
     }
-    if (a->npat > MAX_PATTERNS) {
-        fprintf(stderr, "perflog export: at most %d patterns\n", MAX_PATTERNS);
+    if (a->npat > EXPORT_MAX_PATTERNS) {
+        fprintf(stderr, "perflog export: at most %d patterns\n", EXPORT_MAX_PATTERNS);
         return CLI_EXIT_USAGE;
     }
     return -1;
 }
 
-/* Where the export goes: stdout, or FILE.tmp renamed to FILE once complete. */
+/*
+ * Where the export goes: stdout, or FILE.tmp renamed to FILE once complete. A FILE that exists and
+ * is not a regular file (/dev/null, a FIFO, a terminal) is written in place: renaming a temporary
+ * file over it would replace the device node itself, which as root destroys /dev/null.
+ */
 struct sink {
     FILE *f;
     const char *path; /* NULL: stdout */
-    char *tmp;
+    char *tmp;        /* NULL when path is written in place */
     int failed;
 };
 
 static int sink_open(struct sink *s, const char *path)
 {
+    struct stat st;
     size_t n;
 
     s->path = path;
     if (!path) {
         s->f = stdout;
+        return 0;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        s->f = fopen(path, "wb");
+        if (!s->f) {
+            fprintf(stderr, "perflog export: cannot write %s: %s\n", path, strerror(errno));
+            return -1;
+        }
         return 0;
     }
     n = strlen(path) + 5;
@@ -203,8 +196,8 @@ static int sink_write(void *arg, const char *data, size_t len)
 
     if (fwrite(data, 1, len, s->f) == len)
         return 0;
-    fprintf(stderr, "perflog export: cannot write %s: %s\n", s->path ? s->tmp : "the output",
-            strerror(errno));
+    fprintf(stderr, "perflog export: cannot write %s: %s\n",
+            s->path ? (s->tmp ? s->tmp : s->path) : "the output", strerror(errno));
     s->failed = 1;
     return -1;
 }
@@ -222,9 +215,12 @@ static int sink_close(struct sink *s, int ok)
         return ret;
     }
     if (fclose(s->f) != 0 && ret == 0) {
-        fprintf(stderr, "perflog export: cannot write %s: %s\n", s->tmp, strerror(errno));
+        fprintf(stderr, "perflog export: cannot write %s: %s\n", s->tmp ? s->tmp : s->path,
+                strerror(errno));
         ret = -1;
     }
+    if (!s->tmp)
+        return ret;
     if (ret == 0 && rename(s->tmp, s->path) != 0) {
         fprintf(stderr, "perflog export: cannot rename %s to %s: %s\n", s->tmp, s->path,
                 strerror(errno));
@@ -240,7 +236,7 @@ static int sink_close(struct sink *s, int ok)
 /* "/api/v1/export?counter=..&from=..": NULL when out of memory. */
 static char *build_target(const struct export_args *a)
 {
-    char path[64], every[16];
+    char path[64];
     char *t;
     int r;
 
@@ -261,10 +257,8 @@ static char *build_target(const struct export_args *a)
         r = cli_query_add(&t, "format", a->format);
     if (r == 0 && a->tz)
         r = cli_query_add(&t, "tz", a->tz);
-    if (r == 0 && a->every > 1) {
-        snprintf(every, sizeof(every), "%d", a->every);
-        r = cli_query_add(&t, "every", every);
-    }
+    if (r == 0 && a->every)
+        r = cli_query_add(&t, "every", a->every);
     if (r < 0) {
         free(t);
         return NULL;
@@ -374,9 +368,6 @@ static int db_args(const struct export_args *a, struct pattern *pats, size_t *np
                 (long long)o->from_ms, (long long)o->to_ms);
         return CLI_EXIT_USAGE;
     }
-    o->format = a->format && !strcmp(a->format, "tsv") ? CSV_TAB : CSV_COMMA;
-    o->utc = a->tz && !strcmp(a->tz, "utc");
-    o->every = a->every > 0 ? a->every : 1;
     return -1;
 }
 
@@ -404,8 +395,8 @@ static int pump(struct export_stream *x, struct sink *s)
 
 static int export_db(const struct export_args *a)
 {
-    struct pattern pats[MAX_PATTERNS];
-    struct export_opts o = {0};
+    struct pattern pats[EXPORT_MAX_PATTERNS];
+    struct export_opts o = a->opts;
     struct series_set set = {0};
     struct export_stream *x = NULL;
     struct reader *rd = NULL;
@@ -428,27 +419,26 @@ static int export_db(const struct export_args *a)
     o.host = host;
     o.interval_ms = db_interval(rd);
     if (a->run) {
-        rc = reader_run_window(rd, run_id(a->run), &o.from_ms, &o.to_ms, &pid);
+        struct reader_run run = {.pid = -1};
+
+        rc = reader_run_window(rd, run_id(a->run), &run);
         if (rc < 0) {
             fprintf(stderr, "perflog export: %s: %s\n", a->db,
                     rc == -ENOENT ? "no such run" : reader_errmsg(rd));
             goto out;
         }
-        if (o.to_ms <= 0)
-            o.to_ms = cli_now_ms(); /* still running or settling */
+        export_run_window(&run, cli_now_ms(), &o.from_ms, &o.to_ms);
+        pid = run.pid;
     }
-    rc = series_resolve(rd, NULL, pats, npat, MAX_SERIES, &set);
-    /* A run's export has its own processes, not every process the log has followed. */
-    if (rc == 0 && a->run)
-        rc = report_proc_restrict(rd, NULL, pid > 0 && pid <= INT32_MAX ? (int)pid : -1,
-                                  o.from_ms - o.interval_ms, o.to_ms, &set);
-    if (rc < 0) {
+    rc = export_columns(rd, NULL, pats, npat, a->run ? (pid > 0 ? pid : -1) : 0, &o, &set);
+    if (rc == -E2BIG)
+        fprintf(stderr, "perflog export: the patterns match more than %d counters; narrow them\n",
+                EXPORT_MAX_SERIES);
+    else if (rc < 0)
         fprintf(stderr, "perflog export: %s\n",
-                rc == -E2BIG    ? "the patterns match more than 1000 counters; narrow them"
-                : rc == -ENOMEM ? "out of memory"
-                                : reader_errmsg(rd));
+                rc == -ENOMEM ? "out of memory" : reader_errmsg(rd));
+    if (rc < 0)
         goto out;
-    }
     if (set.n == 0)
         fprintf(stderr,
                 "perflog export: no counter in %s matches (the log has only the time "
@@ -471,7 +461,7 @@ out:
 
 int cmd_export(const struct cli *c, int argc, char **argv)
 {
-    struct export_args a = {.every = 1};
+    struct export_args a = {.opts.every = 1};
     int ret = parse_opts(argc, argv, &a);
 
     if (ret < 0)

@@ -12,6 +12,7 @@
 #include "cli_os.h"
 #include "run.h"
 #include "run_child.h"
+#include "term_escape.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -22,13 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_PEERS       16
+#define MAX_PEERS       RUN_MAX_PEERS
 #define SETTLE_POLL_MS  500
 #define SETTLE_GRACE_S  30 /* waited beyond the settle timeout before giving up */
 #define LIVE_TIMEOUT_MS 2000
 
 static const char help[] =
-    "usage: perflog run [--label TEXT] [--payload PATH | --bytes N] [--files N] [--peer URL]...\n"
+    "usage: perflog run [--label TEXT] [--payload PATH | --bytes N] [--files N]\n"
+    "                   [--peer URL [--peer-token TOKEN]]...\n"
     "                   [--settle-timeout S] [--quiet] [--all] [--json] -- CMD [ARGS...]\n"
     "\n"
     "Mark a run on perflogd, run CMD with its stdout and stderr passed through, show one line a\n"
@@ -45,6 +47,9 @@ static const char help[] =
     "  --files N           the number of files copied (for ms and packets per file)\n"
     "  --peer URL          also open and end the run on the perflogd at URL (repeatable); the\n"
     "                      report then shows the hosts side by side\n"
+    "  --peer-token TOKEN  the bearer token for the --peer before it (else the one\n"
+    "                      $PERFLOG_PEER_TOKENS, URL=TOKEN,..., gives it, else none: a peer never\n"
+    "                      gets the local daemon's --token or $PERFLOG_TOKEN)\n"
     "  --settle-timeout S  the longest wait for dirty data after CMD exits (1..3600, default 120)\n"
     "  -q, --quiet         no live line and no waiting messages\n"
     "  --all               list the idle disks and interfaces in the report too\n"
@@ -57,6 +62,7 @@ struct run_opts {
     int64_t settle_timeout_s;
     const char *peers[MAX_PEERS];
     size_t npeers;
+    struct run_peer_tokens tokens; /* the --peer-token given after a --peer */
     int quiet, json, all;
 };
 
@@ -64,7 +70,8 @@ struct run_opts {
 struct host {
     struct cli c;
     const char *url;
-    long long id; /* -1: the run could not be opened there */
+    long long id;    /* -1: the run could not be opened there */
+    char token[256]; /* a peer's token from $PERFLOG_PEER_TOKENS (c.token points here) */
 };
 
 struct session {
@@ -115,6 +122,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         {"files", required_argument, NULL, 'f'},
         {"peer", required_argument, NULL, 'P'},
         {"settle-timeout", required_argument, NULL, 's'},
+        {"peer-token", required_argument, NULL, 'T'},
         {"quiet", no_argument, NULL, 'q'},
         {"json", no_argument, NULL, 'j'},
         {"all", no_argument, NULL, 'a'},
@@ -141,11 +149,11 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
                 return CLI_EXIT_USAGE;
             break;
         case 'P':
-            if (o->npeers == MAX_PEERS) {
-                fprintf(stderr, "perflog run: at most %d --peer\n", MAX_PEERS);
+        case 'T':
+            if (run_peer_option(&o->tokens, c == 'T', optarg, "perflog run") < 0)
                 return CLI_EXIT_USAGE;
-            }
-            o->peers[o->npeers++] = optarg;
+            if (c == 'P')
+                o->peers[o->npeers++] = optarg;
             break;
         case 's':
             if (opt_int("settle-timeout", optarg, 1, 3600, &o->settle_timeout_s) < 0)
@@ -219,6 +227,7 @@ static int open_run(struct host *h, const json_t *body)
     struct http_response r;
     json_t *root;
     const json_t *id, *procs;
+    char shown[512];
 
     h->id = -1;
     if (cli_request(&h->c, "POST", "/api/v1/runs", body, &r))
@@ -233,9 +242,10 @@ static int open_run(struct host *h, const json_t *body)
     if (h->id >= 0 && json_object_get(body, "pid") &&
         json_is_false(json_object_get(procs, "followed")))
         fprintf(stderr, "perflog run: %s does not follow CMD's processes: %s\n", h->url,
-                json_string_value(json_object_get(procs, "reason"))
-                    ? json_string_value(json_object_get(procs, "reason"))
-                    : "no reason given");
+                term_escape(json_string_value(json_object_get(procs, "reason"))
+                                ? json_string_value(json_object_get(procs, "reason"))
+                                : "no reason given",
+                            shown, sizeof(shown)));
     json_decref(root);
     httpc_response_free(&r);
     return h->id < 0 ? -1 : 0;
@@ -283,6 +293,7 @@ static int open_runs(struct session *s, const struct cli *c, const char *command
 
         *h = (struct host){.c = *c, .url = s->o->peers[i], .id = -1};
         h->c.server = s->o->peers[i];
+        h->c.token = run_peer_token(&s->o->tokens, s->o->peers[i], h->token, sizeof(h->token));
         if (httpc_parse_url(s->o->peers[i], &h->c.url, err, sizeof(err)) < 0) {
             fprintf(stderr, "perflog run: --peer %s: %s\n", s->o->peers[i], err);
             continue;
@@ -519,6 +530,7 @@ static json_t *wait_settled(struct session *s, const struct host *h, double dead
 {
     json_t *run = NULL;
     double last_msg = 0;
+    char shown[64];
 
     for (;;) {
         json_decref(run);
@@ -542,7 +554,7 @@ static json_t *wait_settled(struct session *s, const struct host *h, double dead
         fprintf(stderr,
                 "perflog run: run %lld on %s is still '%s' after %lld s; its report is "
                 "not ready (perflog report %lld, later)\n",
-                h->id, h->url, cli_json_str(run, "status") ? cli_json_str(run, "status") : "?",
+                h->id, h->url, term_escape(cli_json_str(run, "status"), shown, sizeof(shown)),
                 (long long)s->o->settle_timeout_s + SETTLE_GRACE_S, h->id);
     return run;
 }
@@ -596,6 +608,7 @@ static void report(struct session *s)
 {
     double deadline = mono_s() + (double)s->o->settle_timeout_s + SETTLE_GRACE_S;
     json_t *run = wait_settled(s, &s->hosts[0], deadline), *rep;
+    char shown[64];
 
     if (!run)
         return;
@@ -604,7 +617,7 @@ static void report(struct session *s)
         print_report(s, rep);
     else if (finished(run))
         fprintf(stderr, "perflog run: run %lld is '%s' but has no report\n", s->hosts[0].id,
-                cli_json_str(run, "status"));
+                term_escape(cli_json_str(run, "status"), shown, sizeof(shown)));
     json_decref(rep);
     json_decref(run);
 }

@@ -3,7 +3,9 @@
  * (one run's report, as text rendered by report_fmt.c or as the server's JSON).
  */
 #include "cli.h"
+#include "peer_url.h"
 #include "run.h"
+#include "term_escape.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -21,26 +23,34 @@ static const char runs_help[] =
     "  --json   print the server's JSON answer as it is\n";
 
 static const char report_help[] =
-    "usage: perflog report ID [--all] [--json]\n"
+    "usage: perflog report ID [--all] [--json] [--peer URL --peer-token TOKEN]...\n"
     "\n"
     "Print the report of run ID: when the command returned and when its data was on disk\n"
     "(durable throughput, next to the returned and claimed ones), how long the data stayed dirty\n"
     "and how fast it was then written, the share of reads served from the page cache, the busiest\n"
-    "core, then each disk and interface. The report exists once the run has settled. A run "
-    "started\n"
-    "with perflog run --peer shows each peer's report too, side by side, fetched from the peers.\n"
+    "core, then each disk and interface. The report exists once the run has settled. A run\n"
+    "started with perflog run --peer shows each peer's report too, side by side, fetched from\n"
+    "the peers.\n"
     "docs/report.md defines every figure.\n"
     "\n"
     "  --all    also list the disks and interfaces that were idle\n"
-    "  --json   the report as JSON (docs/report.md)\n";
+    "  --json   the report as JSON (docs/report.md)\n"
+    "  --peer URL --peer-token TOKEN\n"
+    "           the bearer token for the peer at URL (repeatable); $PERFLOG_PEER_TOKENS gives\n"
+    "           more, as URL=TOKEN,URL=TOKEN. A peer gets no token otherwise, never the one of\n"
+    "           --token or $PERFLOG_TOKEN, which is the local daemon's.\n";
 
-/* --utc (runs), --all (report) and --json; -1 to go on, or the exit code. */
-static int parse_flags(int argc, char **argv, const char *help, int *utc, int *all, int *json)
+/* --utc (runs), --all (report) and --json, the peers' tokens for report (tokens not NULL); -1 to
+ * go on, or the exit code. */
+static int parse_flags(int argc, char **argv, const char *help, int *utc, int *all, int *json,
+                       struct run_peer_tokens *tokens)
 {
     static const struct option opts[] = {
         {"utc", no_argument, NULL, 'u'},
         {"all", no_argument, NULL, 'a'},
         {"json", no_argument, NULL, 'j'},
+        {"peer", required_argument, NULL, 'P'},
+        {"peer-token", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -53,7 +63,10 @@ static int parse_flags(int argc, char **argv, const char *help, int *utc, int *a
             *all = 1;
         else if (c == 'j')
             *json = 1;
-        else {
+        else if ((c == 'P' || c == 'T') && tokens) {
+            if (run_peer_option(tokens, c == 'T', optarg, "perflog report") < 0)
+                return CLI_EXIT_USAGE;
+        } else {
             cli_print_help(c != 'h', help);
             return c == 'h' ? CLI_EXIT_OK : CLI_EXIT_USAGE;
         }
@@ -82,24 +95,25 @@ static double span_s(const json_t *run, const char *from, const char *to)
 
 static void print_row(const json_t *run, int utc)
 {
-    char id[24], start[32] = "-", dur[32], tail[32];
+    char id[24], start[32] = "-", dur[32], tail[32], st[64], lb[64], cm[4096];
     double start_ms = cli_json_num(run, "start_ms");
-    const char *label = cli_json_str(run, "label"), *cmd = cli_json_str(run, "command");
+    const char *label = cli_json_str(run, "label");
 
     snprintf(id, sizeof(id), "%.0f", cli_json_num(run, "id"));
     if (!isnan(start_ms))
         cli_format_time((int64_t)start_ms, utc, 0, start, sizeof(start));
-    printf("%-6s %-11s %-16.16s %-19s %12s %12s  %s\n", id,
-           cli_json_str(run, "status") ? cli_json_str(run, "status") : "-",
-           label && *label ? label : "-", start,
+    /* the label is cut to its column; cut at a character of the escaped text, not in a byte */
+    printf("%-6s %-11s %-16s %-19s %12s %12s  %s\n", id,
+           term_escape(cli_json_str(run, "status"), st, sizeof(st)),
+           term_escape(label && *label ? label : "-", lb, 17), start,
            cli_format_duration(span_s(run, "start_ms", "end_ms"), dur, sizeof(dur)),
            cli_format_duration(span_s(run, "end_ms", "settled_ms"), tail, sizeof(tail)),
-           cmd ? cmd : "-");
+           term_escape(cli_json_str(run, "command"), cm, sizeof(cm)));
 }
 
 int cmd_runs(const struct cli *c, int argc, char **argv)
 {
-    int utc = 0, json = 0, r = parse_flags(argc, argv, runs_help, &utc, NULL, &json);
+    int utc = 0, json = 0, r = parse_flags(argc, argv, runs_help, &utc, NULL, &json, NULL);
     struct http_response resp;
     json_t *root;
     const json_t *run;
@@ -129,17 +143,25 @@ int cmd_runs(const struct cli *c, int argc, char **argv)
 }
 
 /* One peer of the run, named as perflog run stores it (run_peer_split): {"url", "id", "report"},
- * the report null when the peer cannot be reached or has none yet (which is said on stderr). */
-static json_t *peer_entry(const struct cli *c, const char *name)
+ * the report null when the peer cannot be reached or has none yet (which is said on stderr). A
+ * name of another form is not fetched: whoever created the run chose it. The peer gets the token
+ * given for it, or none. */
+static json_t *peer_entry(const struct cli *c, const struct run_peer_tokens *tokens,
+                          const char *name)
 {
     json_t *e = json_object(), *root = NULL;
-    char server[HTTPC_BASE_MAX + HTTPC_HOST_MAX + 16], err[256], target[64];
+    char server[HTTPC_BASE_MAX + HTTPC_HOST_MAX + 16], err[256], target[64], tok[256];
+    char shown[256];
     struct http_response r = {0};
     struct cli pc = *c;
-    long long id;
+    const char *why = NULL;
+    long long id = 0;
     json_t *rep;
 
-    if (run_peer_split(name, server, sizeof(server), &id) < 0) {
+    if (peer_url_parse(name, server, sizeof(server), &id, &why) < 0 || id == 0) {
+        if (why)
+            fprintf(stderr, "perflog report: peer %s not fetched: %s\n",
+                    term_escape(name, shown, sizeof(shown)), why);
         json_object_set_new(e, "url", json_string(name));
         json_object_set_new(e, "id", json_null());
         json_object_set_new(e, "report", json_null());
@@ -148,9 +170,11 @@ static json_t *peer_entry(const struct cli *c, const char *name)
     json_object_set_new(e, "url", json_string(server));
     json_object_set_new(e, "id", json_integer(id));
     pc.server = server;
+    pc.token = run_peer_token(tokens, server, tok, sizeof(tok));
     snprintf(target, sizeof(target), "/api/v1/runs/%lld", id);
     if (httpc_parse_url(server, &pc.url, err, sizeof(err)) < 0)
-        fprintf(stderr, "perflog report: peer %s: %s\n", server, err);
+        fprintf(stderr, "perflog report: peer %s: %s\n", server,
+                term_escape(err, shown, sizeof(shown)));
     else
         root = get_json(&pc, target, &r);
     rep = json_object_get(root, "report");
@@ -164,7 +188,8 @@ static json_t *peer_entry(const struct cli *c, const char *name)
 
 /* The server stores a run's own report only; its "peers" are filled here from each peer named in
  * the run, so the text shows the hosts side by side and --json carries their reports too. */
-static void add_peers(const struct cli *c, const json_t *run, json_t *rep)
+static void add_peers(const struct cli *c, const struct run_peer_tokens *tokens, const json_t *run,
+                      json_t *rep)
 {
     const json_t *names = json_object_get(run, "peers"), *name;
     json_t *peers;
@@ -176,17 +201,18 @@ static void add_peers(const struct cli *c, const json_t *run, json_t *rep)
     json_array_foreach(names, i, name)
     {
         if (json_is_string(name))
-            json_array_append_new(peers, peer_entry(c, json_string_value(name)));
+            json_array_append_new(peers, peer_entry(c, tokens, json_string_value(name)));
     }
     json_object_set_new(rep, "peers", peers);
 }
 
 int cmd_report(const struct cli *c, int argc, char **argv)
 {
-    int all = 0, json = 0, r = parse_flags(argc, argv, report_help, NULL, &all, &json);
+    struct run_peer_tokens tokens = {0};
+    int all = 0, json = 0, r = parse_flags(argc, argv, report_help, NULL, &all, &json, &tokens);
     int ret = CLI_EXIT_FAIL;
     struct http_response resp = {0};
-    char target[64], *end, *text;
+    char target[64], *end, *text, st[64];
     json_t *root;
     json_t *rep;
     long long id;
@@ -202,9 +228,10 @@ int cmd_report(const struct cli *c, int argc, char **argv)
     rep = json_object_get(root, "report");
     if (root && !json_is_object(rep)) {
         fprintf(stderr, "perflog report: run %lld has no report yet (status %s)\n", id,
-                cli_json_str(root, "status") ? cli_json_str(root, "status") : "unknown");
+                term_escape(cli_json_str(root, "status") ? cli_json_str(root, "status") : "unknown",
+                            st, sizeof(st)));
     } else if (root) {
-        add_peers(c, root, rep);
+        add_peers(c, &tokens, root, rep);
         text = json ? json_dumps(rep, JSON_INDENT(2)) : run_report_text(rep, all);
         if (text) {
             fputs(text, stdout);

@@ -3,6 +3,7 @@
  * The exit code says whether all is well, so scripts and monitors can call it.
  */
 #include "cli.h"
+#include "term_escape.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -49,11 +50,11 @@ static void print_last_sample(const json_t *h, int utc)
 static void print_database(const json_t *h)
 {
     const json_t *db = json_object_get(h, "database");
-    const char *path = cli_json_str(db, "path");
-    char size[32];
+    char size[32], path[4200];
 
     cli_format_bytes(cli_json_num(db, "size_bytes"), size, sizeof(size));
-    printf("  %-14s %s (%s)\n", "database", path ? path : "-", size);
+    printf("  %-14s %s (%s)\n", "database",
+           term_escape(cli_json_str(db, "path"), path, sizeof(path)), size);
 }
 
 static void print_problems(const json_t *h)
@@ -68,19 +69,22 @@ static void print_problems(const json_t *h)
     }
     json_array_foreach(p, i, v)
     {
+        char shown[1024];
+
         printf("  %-14s %s\n", i == 0 ? "problems" : "",
-               json_is_string(v) ? json_string_value(v) : "(not a string)");
+               json_is_string(v) ? term_escape(json_string_value(v), shown, sizeof(shown))
+                                 : "(not a string)");
     }
 }
 
 static void print_health(const json_t *h, int utc)
 {
     const char *st = cli_json_str(h, "status"), *host = cli_json_str(h, "host");
-    const char *ver = cli_json_str(h, "version");
-    char up[40];
+    char up[40], e1[256], e2[256];
 
-    printf("perflogd on %s: %s\n", host ? host : "?", st ? st : "unknown");
-    printf("  %-14s %s\n", "version", ver ? ver : "-");
+    printf("perflogd on %s: %s\n", term_escape(host ? host : "?", e1, sizeof(e1)),
+           term_escape(st ? st : "unknown", e2, sizeof(e2)));
+    printf("  %-14s %s\n", "version", term_escape(cli_json_str(h, "version"), e1, sizeof(e1)));
     printf("  %-14s %s\n", "uptime",
            cli_format_duration(cli_json_num(h, "uptime_s"), up, sizeof(up)));
     print_count("interval (ms)", h, "interval_ms");

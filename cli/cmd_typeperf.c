@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cli_os.h"
 #include "csv.h"
+#include "term_escape.h"
 #include "typeperf.h"
 
 #include <errno.h>
@@ -86,7 +87,7 @@ static int query(const struct cli *c, const struct tp_args *a)
     struct tp_list seen = {0};
     const json_t *list, *v;
     json_t *root;
-    char path[1024];
+    char path[1024], shown[1024];
     size_t i;
     int ret = get_json(c, "/api/v1/counters", &root);
 
@@ -111,7 +112,7 @@ static int query(const struct cli *c, const struct tp_args *a)
             break;
         }
         if (n == 1)
-            printf("%s\n", path);
+            printf("%s\n", term_escape(path, shown, sizeof(shown)));
     }
     if (ret == 0 && seen.n == 0 && a->query_object) {
         fprintf(stderr, "perflog typeperf: no object '%s' (perflog typeperf -q lists them all)\n",

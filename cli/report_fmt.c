@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_os.h"
 #include "run.h"
+#include "term_escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,13 @@ static const char *str_or(const json_t *o, const char *key, const char *def)
     const char *s = cli_json_str(o, key);
 
     return s ? s : def;
+}
+
+/* str_or made safe to print (term_escape.h): the report's strings came from outside. */
+#define ESC_MAX 512
+static const char *esc_or(const json_t *o, const char *key, const char *def, char *buf)
+{
+    return term_escape(str_or(o, key, def), buf, ESC_MAX);
 }
 
 static char *bytes(double v, char *buf, size_t cap)
@@ -49,14 +57,14 @@ static char *num(double v, int decimals, char *buf, size_t cap)
 static void head(FILE *f, const json_t *r)
 {
     const char *label = cli_json_str(r, "label");
-    char ec[32], dur[32], tail[32];
+    char ec[32], dur[32], tail[32], e1[ESC_MAX], e2[ESC_MAX], e3[ESC_MAX];
 
     fprintf(f, "run %s", num(cli_json_num(r, "id"), 0, ec, sizeof(ec)));
     if (label && *label)
-        fprintf(f, " \"%s\"", label);
-    fprintf(f, " on %s: %s\n", str_or(r, "host", "-"), str_or(r, "command", "-"));
-    fprintf(f, "  %s -> %s, settled %s\n", str_or(r, "start_utc", "-"), str_or(r, "end_utc", "-"),
-            str_or(r, "settled_utc", "-"));
+        fprintf(f, " \"%s\"", term_escape(label, e1, sizeof(e1)));
+    fprintf(f, " on %s: %s\n", esc_or(r, "host", "-", e1), esc_or(r, "command", "-", e2));
+    fprintf(f, "  %s -> %s, settled %s\n", esc_or(r, "start_utc", "-", e1),
+            esc_or(r, "end_utc", "-", e2), esc_or(r, "settled_utc", "-", e3));
     fprintf(f, "  exit code %s, duration %s, tail %s\n",
             num(cli_json_num(r, "exit_code"), 0, ec, sizeof(ec)),
             cli_format_duration(cli_json_num(r, "duration_s"), dur, sizeof(dur)),
@@ -127,9 +135,10 @@ static void story(FILE *f, const json_t *r)
     const json_t *mem = json_object_get(r, "memory"), *kern = json_object_get(r, "kernel");
     const char *kind = cli_json_str(hl, "kind");
     double dur = cli_json_num(r, "duration_s"), durable_ms = cli_json_num(tp, "durable_ms");
-    char prog[64], a[32], b[32], c[32];
+    char prog[64], a[32], b[32], c[32], e1[ESC_MAX];
 
-    fprintf(f, "\n  %s returned after %s", program(r, prog, sizeof(prog)), secs(dur, a, sizeof(a)));
+    fprintf(f, "\n  %s returned after %s",
+            term_escape(program(r, prog, sizeof(prog)), e1, sizeof(e1)), secs(dur, a, sizeof(a)));
     if (kind && strcmp(kind, "durable") == 0) {
         double durable = cli_json_num(hl, "bytes_per_s");
 
@@ -180,13 +189,13 @@ static void summary(FILE *f, const json_t *r)
     const json_t *mem = json_object_get(r, "memory"), *cpu = json_object_get(r, "cpu");
     const json_t *busiest = json_object_get(cpu, "busiest"), *tp = json_object_get(r, "throughput");
     const char *name = cli_json_str(tool, "name");
-    char a[32], b[32], c[32], d[32], e[32];
+    char a[32], b[32], c[32], d[32], e[32], e1[ESC_MAX];
 
     fprintf(f, "\n  throughput    durable %s, returned %s, claimed %s%s%s%s\n",
             rate(cli_json_num(tp, "durable"), a, sizeof(a)),
             rate(cli_json_num(tp, "returned"), b, sizeof(b)),
-            rate(cli_json_num(tp, "claimed"), c, sizeof(c)), name ? " (" : "", name ? name : "",
-            name ? ")" : "");
+            rate(cli_json_num(tp, "claimed"), c, sizeof(c)), name ? " (" : "",
+            name ? term_escape(name, e1, sizeof(e1)) : "", name ? ")" : "");
     fprintf(f, "  cache-served  %s of %s read (%s from storage)\n",
             pct(cli_json_num(proc, "cache_served_read_pct"), a, sizeof(a)),
             bytes(cli_json_num(proc, "io_read_bytes"), b, sizeof(b)),
@@ -199,7 +208,8 @@ static void summary(FILE *f, const json_t *r)
             bytes(cli_json_num(mem, "writeback_tail_bytes"), c, sizeof(c)),
             pct(cli_json_num(json_object_get(r, "payload"), "on_disk_at_end_pct"), d, sizeof(d)));
     fprintf(f, "  busiest core  %s: %s (privileged %s); all cores %s\n",
-            str_or(busiest, "instance", "-"), pct(cli_json_num(busiest, "avg_pct"), a, sizeof(a)),
+            esc_or(busiest, "instance", "-", e1),
+            pct(cli_json_num(busiest, "avg_pct"), a, sizeof(a)),
             pct(cli_json_num(busiest, "privileged_pct"), b, sizeof(b)),
             pct(cli_json_num(cpu, "avg_pct"), e, sizeof(e)));
     /* A report without the key (an older server) says nothing either way. */
@@ -207,7 +217,7 @@ static void summary(FILE *f, const json_t *r)
         json_is_null(json_object_get(proc, "followed")))
         fprintf(f, "  processes     %s%s\n",
                 json_is_false(json_object_get(proc, "followed")) ? "not followed: " : "",
-                str_or(proc, "not_followed_reason", "no reason given"));
+                esc_or(proc, "not_followed_reason", "no reason given", e1));
 }
 
 /* Whether a device or interface did nothing in the run and its tail: every listed count is 0 or
@@ -243,6 +253,7 @@ static void disks(FILE *f, const json_t *r, int all)
     json_array_foreach(list, i, d)
     {
         char a[32], b[32], c[32], e[32], g[32], h[32], k[32], busy[16], bs[32], dv[32], pk[32];
+        char e1[ESC_MAX];
 
         if (!all && idle(d, disk_counts)) {
             skipped++;
@@ -251,7 +262,7 @@ static void disks(FILE *f, const json_t *r, int all)
         fprintf(f,
                 "  %-10s read %s (avg %s, peak %s)  write %s + tail %s (avg %s, peak %s)  busy "
                 "%s\n             %s busy at %s; peak second %s\n",
-                str_or(d, "instance", "-"), bytes(cli_json_num(d, "read_bytes"), a, sizeof(a)),
+                esc_or(d, "instance", "-", e1), bytes(cli_json_num(d, "read_bytes"), a, sizeof(a)),
                 rate(cli_json_num(d, "avg_read_bytes_per_s"), b, sizeof(b)),
                 rate(cli_json_num(d, "peak_read_bytes_per_s"), c, sizeof(c)),
                 bytes(cli_json_num(d, "write_bytes"), e, sizeof(e)),
@@ -276,7 +287,7 @@ static void interfaces(FILE *f, const json_t *r, int all)
     fprintf(f, "\ninterfaces\n");
     json_array_foreach(list, i, n)
     {
-        char a[32], b[32], c[32], d[32], e[32], g[32], h[32], k[32], x[32], y[32];
+        char a[32], b[32], c[32], d[32], e[32], g[32], h[32], k[32], x[32], y[32], e1[ESC_MAX];
 
         if (!all && idle(n, net_counts)) {
             skipped++;
@@ -285,7 +296,7 @@ static void interfaces(FILE *f, const json_t *r, int all)
         fprintf(f,
                 "  %-10s rx %s (%s pkts, %s B/pkt, peak %s)  tx %s (%s pkts, %s B/pkt, peak %s)"
                 "  errors %s discards %s\n",
-                str_or(n, "instance", "-"), bytes(cli_json_num(n, "rx_bytes"), a, sizeof(a)),
+                esc_or(n, "instance", "-", e1), bytes(cli_json_num(n, "rx_bytes"), a, sizeof(a)),
                 num(cli_json_num(n, "rx_packets"), 0, b, sizeof(b)),
                 num(cli_json_num(n, "rx_bytes_per_packet"), 0, c, sizeof(c)),
                 rate(cli_json_num(n, "peak_rx_bytes_per_s"), d, sizeof(d)),
@@ -349,7 +360,7 @@ static void procs_sum(FILE *f, const json_t *r, const json_t *list)
 static void procs(FILE *f, const json_t *r)
 {
     const json_t *list = json_object_get(r, "processes"), *p;
-    char a[32], b[32], c[32], d[32], e[32];
+    char a[32], b[32], c[32], d[32], e[32], e1[ESC_MAX];
     size_t i;
 
     if (!json_array_size(list))
@@ -361,7 +372,8 @@ static void procs(FILE *f, const json_t *r)
         if (i == PROCS_SHOWN)
             break;
         fprintf(f, "    %-22s read %s (storage %s), wrote %s (storage %s), cpu %s s\n",
-                str_or(p, "instance", "?"), bytes(cli_json_num(p, "io_read_bytes"), a, sizeof(a)),
+                esc_or(p, "instance", "?", e1),
+                bytes(cli_json_num(p, "io_read_bytes"), a, sizeof(a)),
                 bytes(cli_json_num(p, "storage_read_bytes"), b, sizeof(b)),
                 bytes(cli_json_num(p, "io_write_bytes"), c, sizeof(c)),
                 bytes(cli_json_num(p, "storage_write_bytes"), d, sizeof(d)),
@@ -378,7 +390,7 @@ static void own_others(FILE *f, const json_t *r)
 {
     const json_t *own = json_object_get(r, "own"), *oth = json_object_get(r, "others"), *t;
     const json_t *wa = json_object_get(r, "write_amplification");
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32], c[32], d[32], e1[ESC_MAX], e2[ESC_MAX];
     size_t i;
 
     if (json_is_object(own) && json_is_object(oth)) {
@@ -391,8 +403,9 @@ static void own_others(FILE *f, const json_t *r)
         {
             if (i == OTHERS_SHOWN)
                 break;
-            fprintf(f, "%s%s %s (wrote %s)", i ? ", " : ": ", str_or(t, "kind", "?"),
-                    str_or(t, "name", "?"), bytes(cli_json_num(t, "write_bytes"), a, sizeof(a)));
+            fprintf(f, "%s%s %s (wrote %s)", i ? ", " : ": ", esc_or(t, "kind", "?", e1),
+                    esc_or(t, "name", "?", e2),
+                    bytes(cli_json_num(t, "write_bytes"), a, sizeof(a)));
         }
         fprintf(f, "\n");
     }
@@ -451,7 +464,9 @@ static void peers(FILE *f, const json_t *r, int depth, int all)
     {
         const json_t *rep = json_object_get(p, "report");
 
-        fprintf(f, "\npeer %s\n", str_or(p, "url", "-"));
+        char e1[ESC_MAX];
+
+        fprintf(f, "\npeer %s\n", esc_or(p, "url", "-", e1));
         if (json_is_object(rep) && depth < 2)
             render(f, rep, depth + 1, all);
         else

@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "run.h"
+#include "term_escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -66,17 +67,17 @@ typedef const char *cell_fn(const struct host_sums *h, char *buf, size_t cap);
 
 static const char *cell_host(const struct host_sums *h, char *buf, size_t cap)
 {
-    const char *s = cli_json_str(h->rep, "host");
-
-    snprintf(buf, cap, "%s", s ? s : "-");
-    return buf;
+    return term_escape(cli_json_str(h->rep, "host"), buf, cap);
 }
 
 static const char *cell_run(const struct host_sums *h, char *buf, size_t cap)
 {
     double id = cli_json_num(h->rep, "id");
     const char *st = cli_json_str(h->rep, "status");
+    char shown[64];
 
+    if (st)
+        st = term_escape(st, shown, sizeof(shown));
     if (isnan(id))
         snprintf(buf, cap, "-");
     else
@@ -147,11 +148,11 @@ static const char *cell_retrans(const struct host_sums *h, char *buf, size_t cap
 static const char *cell_cpu(const struct host_sums *h, char *buf, size_t cap)
 {
     const json_t *cpu = json_object_get(h->rep, "cpu"), *b = json_object_get(cpu, "busiest");
-    const char *inst = cli_json_str(b, "instance");
-    char a[16], c[16];
+    char a[16], c[16], inst[64];
 
     snprintf(buf, cap, "%s (core %s: %s)", cli_format_pct(cli_json_num(cpu, "avg_pct"), a, 16),
-             inst ? inst : "-", cli_format_pct(cli_json_num(b, "avg_pct"), c, 16));
+             term_escape(cli_json_str(b, "instance"), inst, sizeof(inst)),
+             cli_format_pct(cli_json_num(b, "avg_pct"), c, 16));
     return buf;
 }
 
@@ -214,7 +215,7 @@ void run_report_hosts(FILE *f, const json_t *report)
     /* the last column is not padded: no blanks at the ends of the lines */
     fprintf(f, "\n%-*s", LABEL_W, "hosts side by side");
     for (i = 0; i < n; i++)
-        fprintf(f, "  %-*s", i + 1 < n ? COL_W : 0, hosts[i].url);
+        fprintf(f, "  %-*s", i + 1 < n ? COL_W : 0, term_escape(hosts[i].url, buf, sizeof(buf)));
     fputc('\n', f);
     for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
         fprintf(f, "  %-*s", LABEL_W - 2, rows[r].label);

@@ -116,4 +116,34 @@ void run_report_hosts(FILE *f, const json_t *report);
 char *run_peer_url(const char *server, long long id);
 int run_peer_split(const char *url, char *server, size_t cap, long long *id);
 
+/*
+ * The tokens given for peers: --peer URL followed by --peer-token TOKEN. A peer is never sent
+ * the token of the local daemon (PERFLOG_TOKEN, --token): only one given for it.
+ */
+#define RUN_MAX_PEERS 16
+struct run_peer_tokens {
+    const char *url[RUN_MAX_PEERS], *token[RUN_MAX_PEERS]; /* borrowed (argv); token may be NULL */
+    size_t n;
+};
+
+/*
+ * Take one --peer URL (is_token 0) or --peer-token TOKEN (1) into t: a token is for the --peer
+ * before it. Returns 0, or -1 after a message that starts with cmd ("perflog run").
+ */
+int run_peer_option(struct run_peer_tokens *t, int is_token, const char *arg, const char *cmd);
+
+/*
+ * Find the token for server in list, the text of PERFLOG_PEER_TOKENS: "URL=TOKEN[,URL=TOKEN]...",
+ * URL up to the first '=', compared without trailing '/'. Returns 0 with the token in out (cap
+ * bytes), or -1 (out untouched) when list is NULL, names no such URL or the token is too long.
+ */
+int run_peer_token_find(const char *list, const char *server, char *out, size_t cap);
+
+/*
+ * The token for peer server: the one of t for it (t may be NULL), else PERFLOG_PEER_TOKENS's
+ * (copied to buf), else NULL (no Authorization header).
+ */
+const char *run_peer_token(const struct run_peer_tokens *t, const char *server, char *buf,
+                           size_t cap);
+
 #endif

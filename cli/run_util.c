@@ -3,6 +3,7 @@
  * ring buffer keeping the tail of the tool's output, /proc/PID/io parsing and the live line.
  */
 #include "cli.h"
+#include "peer_url.h"
 #include "run.h"
 
 #include <errno.h>
@@ -389,8 +390,6 @@ char *run_live_line(const json_t *latest, long long id, double elapsed_s, char *
     return buf;
 }
 
-#define PEER_RUNS_PATH "/api/v1/runs/"
-
 char *run_peer_url(const char *server, long long id)
 {
     size_t n = strlen(server), cap;
@@ -398,33 +397,81 @@ char *run_peer_url(const char *server, long long id)
 
     while (n > 0 && server[n - 1] == '/')
         n--;
-    cap = n + sizeof(PEER_RUNS_PATH) + 24;
+    cap = n + sizeof(PEER_URL_RUNS_PATH) + 24;
     out = malloc(cap);
     if (out)
-        snprintf(out, cap, "%.*s" PEER_RUNS_PATH "%lld", (int)n, server, id);
+        snprintf(out, cap, "%.*s" PEER_URL_RUNS_PATH "%lld", (int)n, server, id);
     return out;
 }
 
 int run_peer_split(const char *url, char *server, size_t cap, long long *id)
 {
-    const char *at = strstr(url, PEER_RUNS_PATH), *next, *digits, *p;
-    long long v = 0;
+    char buf[PEER_URL_MAX + 1];
+    const char *why;
+    long long v;
 
-    if (!at)
+    if (peer_url_parse(url, buf, sizeof(buf), &v, &why) < 0 || v == 0 || strlen(buf) >= cap)
         return -1;
-    /* the last occurrence: a server URL may have a path of its own */
-    while ((next = strstr(at + 1, PEER_RUNS_PATH)) != NULL)
-        at = next;
-    digits = at + strlen(PEER_RUNS_PATH);
-    for (p = digits; *p >= '0' && *p <= '9'; p++) {
-        if (v > (INT64_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (*p - '0');
-    }
-    if (p == digits || *p || v <= 0 || at == url || (size_t)(at - url) >= cap)
-        return -1;
-    memcpy(server, url, (size_t)(at - url));
-    server[at - url] = '\0';
+    memcpy(server, buf, strlen(buf) + 1);
     *id = v;
+    return 0;
+}
+
+/* s[0..n) and t name the same server: equal but for trailing '/'. */
+static int same_server(const char *s, size_t n, const char *t)
+{
+    size_t m = strlen(t);
+
+    while (n > 0 && s[n - 1] == '/')
+        n--;
+    while (m > 0 && t[m - 1] == '/')
+        m--;
+    return n == m && memcmp(s, t, n) == 0;
+}
+
+int run_peer_token_find(const char *list, const char *server, char *out, size_t cap)
+{
+    const char *p = list;
+
+    while (p && *p) {
+        size_t n = strcspn(p, ","), u = strcspn(p, "=");
+
+        if (u < n && same_server(p, u, server) && n - u - 1 < cap && n - u > 1) {
+            memcpy(out, p + u + 1, n - u - 1);
+            out[n - u - 1] = '\0';
+            return 0;
+        }
+        p += n + (p[n] == ',');
+    }
+    return -1;
+}
+
+const char *run_peer_token(const struct run_peer_tokens *t, const char *server, char *buf,
+                           size_t cap)
+{
+    for (size_t i = 0; t && i < t->n; i++)
+        if (t->token[i] && same_server(t->url[i], strlen(t->url[i]), server))
+            return t->token[i];
+    if (run_peer_token_find(getenv("PERFLOG_PEER_TOKENS"), server, buf, cap) == 0)
+        return buf;
+    return NULL;
+}
+
+int run_peer_option(struct run_peer_tokens *t, int is_token, const char *arg, const char *cmd)
+{
+    if (!is_token && t->n == RUN_MAX_PEERS) {
+        fprintf(stderr, "%s: at most %d --peer\n", cmd, RUN_MAX_PEERS);
+        return -1;
+    }
+    if (!is_token) {
+        t->url[t->n] = arg;
+        t->token[t->n++] = NULL;
+        return 0;
+    }
+    if (t->n == 0 || t->token[t->n - 1]) {
+        fprintf(stderr, "%s: --peer-token TOKEN follows the --peer URL it is for\n", cmd);
+        return -1;
+    }
+    t->token[t->n - 1] = arg;
     return 0;
 }

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "cfg_file.h"
 #include "config_keys.h"
 #include "json_locate.h"
 #include "log.h"
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define CFG_FILE_MAX                                                                               \
     (1024 * 1024) /* a config is a few hundred bytes; refuse to slurp a disk image */
@@ -59,6 +59,7 @@ void cfg_defaults(struct cfg *c)
     c->http_threads = 2;
     c->max_connections = 256;
     c->connection_timeout_s = 10;
+    c->request_timeout_s = 60;
     c->max_body_bytes = 65536;
     c->max_url_bytes = 8192;
     c->max_points = 100000;
@@ -176,6 +177,24 @@ static int trailing_comma(const char *buf, size_t end, size_t *comma)
     return 1;
 }
 
+/* Jansson's message quotes the text near the error, which may hold a newline or an ESC: shown as
+ * \u00XX, so an error stays one line and the terminal prints it as it is. */
+static const char *jansson_text(const json_error_t *je, char *out, size_t cap)
+{
+    size_t o = 0;
+
+    for (const char *p = je->text; *p && o + 7 < cap; p++) {
+        unsigned char ch = (unsigned char)*p;
+
+        if (ch < 0x20 || ch == 0x7f)
+            o += (size_t)snprintf(out + o, cap - o, "\\u%04x", ch);
+        else
+            out[o++] = (char)ch;
+    }
+    out[o] = '\0';
+    return out;
+}
+
 /*
  * Jansson's message and position, plus the key being read there (the walker reads up to, not
  * including, the token Jansson stopped at: its position is one past that token's last byte).
@@ -185,7 +204,7 @@ static int syntax_error(const struct cfg_src *s, const json_error_t *je)
     size_t at = je->position > 0 ? (size_t)je->position : 0, comma;
     struct cfg_json_member m;
     const char *path[CFG_JSON_MAX_DEPTH];
-    char where[400] = "", key[320];
+    char where[400] = "", key[320], text[JSON_ERROR_TEXT_LENGTH * 6];
     int line = je->line, col = je->column;
 
     if (at > s->len)
@@ -208,8 +227,9 @@ static int syntax_error(const struct cfg_src *s, const json_error_t *je)
     }
     if (at > 0 && at <= s->len && (s->buf[at - 1] == '/' || s->buf[at - 1] == '#'))
         return cfg_src_error_at(s, line, col, "syntax error%s: %s (JSON has no comments)", where,
-                                je->text);
-    return cfg_src_error_at(s, line, col, "syntax error%s: %s", where, je->text);
+                                jansson_text(je, text, sizeof(text)));
+    return cfg_src_error_at(s, line, col, "syntax error%s: %s", where,
+                            jansson_text(je, text, sizeof(text)));
 }
 
 /* Jansson stops at the second copy of a key; name it and point at both copies. */
@@ -217,11 +237,12 @@ static int duplicate_error(const struct cfg_src *s, const json_error_t *je)
 {
     struct cfg_json_member m;
     const char *path[CFG_JSON_MAX_DEPTH];
-    char key[320];
+    char key[320], text[JSON_ERROR_TEXT_LENGTH * 6];
     int line, col;
 
     if (cfg_json_member_at(s->buf, s->len, (size_t)je->position, &m) != 0 || m.truncated)
-        return cfg_src_error_at(s, je->line, je->column, "%s", je->text);
+        return cfg_src_error_at(s, je->line, je->column, "%s",
+                                jansson_text(je, text, sizeof(text)));
     for (size_t i = 0; i < m.depth; i++)
         path[i] = m.comp[i];
     cfg_path_format(path, m.depth, key, sizeof(key));
@@ -253,10 +274,28 @@ static int parse_text(const struct cfg_src *s, json_t **root)
                             "the top level must be a JSON object {...}, not an array");
 }
 
+/* After the last line shown (CFG_MAX_ERRORS, or fewer when err is full): how many more. */
+static void count_unshown(const struct cfg_src *s, size_t nerr)
+{
+    size_t used, shown = 0;
+
+    if (!s->err || s->errlen == 0)
+        return;
+    used = strlen(s->err);
+    for (size_t i = 0; i < used; i++)
+        shown += s->err[i] == '\n';
+    shown += used > 0;
+    if (nerr > shown)
+        snprintf(s->err + used, s->errlen - used, "%s%s: %zu more errors not shown",
+                 used ? "\n" : "", s->name ? s->name : "the configuration", nerr - shown);
+}
+
 int cfg_load_buffer(struct cfg *c, const char *name, const char *buf, size_t len, char *err,
                     size_t errlen)
 {
-    struct cfg_src s = {.name = name, .buf = buf, .len = len, .err = err, .errlen = errlen};
+    size_t nerr = 0;
+    struct cfg_src s = {
+        .name = name, .buf = buf, .len = len, .err = err, .errlen = errlen, .nerr = &nerr};
     struct cfg next;
     json_t *root = NULL;
     int rc = -1;
@@ -275,6 +314,7 @@ int cfg_load_buffer(struct cfg *c, const char *name, const char *buf, size_t len
         goto out;
     }
     if (cfg_keys_apply(&s, root, &next) != 0) {
+        count_unshown(&s, nerr);
         cfg_release(&next);
         goto out;
     }
@@ -290,20 +330,13 @@ out:
 static int read_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
 {
     char eb[128];
-    struct stat st;
     char *buf = NULL;
     size_t n;
     int rc = -1;
-    FILE *f = fopen(path, "rb");
+    FILE *f;
 
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, log_strerror(errno, eb, sizeof(eb)));
+    if (cfg_file_open(path, &f, err, errlen) != 0)
         return -1;
-    }
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: is a directory, not a JSON file", path);
-        goto out;
-    }
     buf = malloc(CFG_FILE_MAX + 1);
     if (!buf) {
         snprintf(err, errlen, "%s: out of memory", path);

@@ -15,8 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CFG_MAX_GLOBS 32  /* must equal COLLECTOR_MAX_GLOBS */
-#define CFG_GLOB_MAX  255 /* bytes in one glob */
+#define CFG_MAX_GLOBS  32  /* must equal COLLECTOR_MAX_GLOBS */
+#define CFG_GLOB_MAX   255 /* bytes in one glob */
+#define CFG_MAX_ERRORS 20  /* errors of one file reported, one line each */
 
 _Static_assert(CFG_MAX_GLOBS == COLLECTOR_MAX_GLOBS, "glob lists are handed to the collector");
 
@@ -48,6 +49,7 @@ struct cfg {
     int http_threads;         /* "http_threads": worker threads, default 2, 1..64 */
     int max_connections;      /* "max_connections": default 256, 1..100000; more get a 503 */
     int connection_timeout_s; /* "connection_timeout_s": idle/slow client cut-off, 10, 1..3600 */
+    int request_timeout_s;    /* "request_timeout_s": a streamed answer is ended after it, 60, 1..86400 */
     int64_t max_body_bytes;   /* "max_body_bytes": default 65536, 1024..16777216; more: 413 */
     int64_t max_url_bytes;    /* "max_url_bytes": default 8192, 256..65536; more: 414 */
     int64_t max_points;       /* "max_points": per series per request, 100000, 100..100000000 */
@@ -65,10 +67,14 @@ void cfg_release(struct cfg *c);
 
 /*
  * Load FILE over the current values of *c: keys absent from the file keep their value, a glob
- * list in the file replaces the whole list. Returns 0, or -1 with *c untouched and one line in
- * err (errlen bytes, always terminated when errlen > 0), e.g.
+ * list in the file replaces the whole list. Returns 0, or -1 with *c untouched and in err (errlen
+ * bytes, always terminated when errlen > 0) one line per error, e.g.
  *   perflogd.json:12:5: key 'retention.raw_days': expected an integer from 1 to 36500, got "x"
- * A file that cannot be read is named without a position ("perflogd.json: cannot open: ...").
+ * Every value is judged, so all its errors are listed, at most CFG_MAX_ERRORS, then a line that
+ * says how many more there were (a syntax error stops the parse: it is the only one). Lines are
+ * separated by '\n', with none after the last. A file that cannot be read, or is not a regular
+ * file (a FIFO is refused without waiting for a writer), is named without a position
+ * ("perflogd.json: cannot open: ...").
  */
 int cfg_load_file(struct cfg *c, const char *path, char *err, size_t errlen);
 

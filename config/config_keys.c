@@ -95,6 +95,7 @@ static const struct key_def top_keys[] = {
     INT_KEY("max_url_bytes", max_url_bytes, 256, 65536),
     INT_KEY("max_points", max_points, 100, 100000000),
     INT_KEY("max_db_bytes", max_db_bytes, 0, 17592186044416LL),
+    INT_KEY("request_timeout_s", request_timeout_s, 1, 86400),
     {.name = NULL},
 };
 
@@ -112,26 +113,54 @@ struct value {
 static int src_vformat(const struct cfg_src *s, int line, int col, const char *key, const char *fmt,
                        va_list ap) PERFLOG_PRINTF(5, 0);
 
-static int src_vformat(const struct cfg_src *s, int line, int col, const char *key, const char *fmt,
-                       va_list ap)
+/* One message into out (cap bytes): the prefix, then "key 'KEY': ", then the text. */
+static void format_line(const struct cfg_src *s, int line, int col, const char *key, char *out,
+                        size_t cap, const char *fmt, va_list ap) PERFLOG_PRINTF(7, 0);
+
+static void format_line(const struct cfg_src *s, int line, int col, const char *key, char *out,
+                        size_t cap, const char *fmt, va_list ap)
 {
     size_t n = 0;
     int r = 0;
 
-    if (!s->err || s->errlen == 0)
-        return -1;
-    s->err[0] = '\0';
+    out[0] = '\0';
     if (s->name && line > 0)
-        r = snprintf(s->err, s->errlen, "%s:%d:%d: ", s->name, line, col);
+        r = snprintf(out, cap, "%s:%d:%d: ", s->name, line, col);
     else if (s->name || s->origin)
-        r = snprintf(s->err, s->errlen, "%s: ", s->name ? s->name : s->origin);
+        r = snprintf(out, cap, "%s: ", s->name ? s->name : s->origin);
     n = r > 0 ? (size_t)r : 0;
-    if (key && n < s->errlen) {
-        r = snprintf(s->err + n, s->errlen - n, "key '%s': ", key);
+    if (key && n < cap) {
+        r = snprintf(out + n, cap - n, "key '%s': ", key);
         n += r > 0 ? (size_t)r : 0;
     }
-    if (n < s->errlen)
-        vsnprintf(s->err + n, s->errlen - n, fmt, ap);
+    if (n < cap)
+        vsnprintf(out + n, cap - n, fmt, ap);
+}
+
+static int src_vformat(const struct cfg_src *s, int line, int col, const char *key, const char *fmt,
+                       va_list ap)
+{
+    char one[1024];
+    size_t used, n;
+
+    if (!s->err || s->errlen == 0)
+        return -1;
+    if (!s->nerr) {
+        format_line(s, line, col, key, s->err, s->errlen, fmt, ap);
+        return -1;
+    }
+    if ((*s->nerr)++ >= CFG_MAX_ERRORS)
+        return -1;
+    format_line(s, line, col, key, one, sizeof(one), fmt, ap);
+    used = strlen(s->err);
+    n = strlen(one);
+    if (used == 0) /* the first message is never lost: cut to fit */
+        snprintf(s->err, s->errlen, "%s", one);
+    else if (used + 1 + n < s->errlen) {
+        if (used > 0)
+            s->err[used++] = '\n';
+        memcpy(s->err + used, one, n + 1);
+    }
     return -1;
 }
 
@@ -180,25 +209,37 @@ void cfg_path_format(const char *const *path, size_t depth, char *out, size_t ca
     out[n] = '\0';
 }
 
-/* "text" with JSON escapes, cut after QUOTE_SHOWN bytes with "..."; cap must be >= 32. */
+/*
+ * "text" with JSON escapes, cut after QUOTE_SHOWN bytes with "..."; cap must be >= 32. Text from
+ * the command line is not checked as UTF-8: a byte that is not part of a well-formed sequence is
+ * shown as \xNN, and every step is one whole character, so the cut always falls between two.
+ */
 static void quote_text(const char *s, size_t n, char *out, size_t cap)
 {
-    size_t o = 0, i;
+    size_t o = 0, i = 0, bad;
 
     out[o++] = '"';
-    for (i = 0; i < n; i++) {
+    while (i < n) {
         unsigned char ch = (unsigned char)s[i];
+        size_t k = ch < 0x80 ? 1 : ch >= 0xF0 ? 4 : ch >= 0xE0 ? 3 : 2;
 
-        if ((ch & 0xC0) != 0x80 && (i >= QUOTE_SHOWN || o + 16 > cap))
-            break; /* only at a character boundary */
+        if (i >= QUOTE_SHOWN || o + 16 > cap)
+            break; /* room for one escape, "..." and the closing quote */
+        if (ch >= 0x80 && (k > n - i || cfg_json_check_utf8(s + i, k, &bad) != 0)) {
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", ch);
+            i++;
+            continue;
+        }
         if (ch == '"' || ch == '\\') {
             out[o++] = '\\';
             out[o++] = (char)ch;
         } else if (ch < 0x20 || ch == 0x7f) {
             o += (size_t)snprintf(out + o, cap - o, "\\u%04x", ch);
         } else {
-            out[o++] = (char)ch;
+            memcpy(out + o, s + i, k);
+            o += k;
         }
+        i += k;
     }
     if (i < n) {
         memcpy(out + o, "...", 3);
@@ -497,45 +538,74 @@ static const char *pdh_path_problem(const char *p, size_t n)
     return NULL;
 }
 
-static int apply_globs(const struct cfg_src *s, const struct key_def *k, const json_t *arr,
-                       const char **path, size_t depth, struct cfg *c)
+/* A number as the file wrote it ("5e2", not 500.0) into got, when the text is at hand and short. */
+static void number_as_written(const struct cfg_src *s, const char *const *path, size_t depth,
+                              char *got, size_t cap)
 {
-    char **list = (char **)(void *)((char *)c + k->offset);
-    size_t *count = (size_t *)(void *)((char *)c + k->count_offset);
-    char *fresh[CFG_MAX_GLOBS], idx[24], got[GOT_MAX];
-    size_t n = json_array_size(arr), i;
-    const char *what = k->type == KEY_PDH_PATHS ? "counter path" : "glob";
+    size_t start, n;
 
-    if (!json_is_array(arr)) {
-        describe_json(arr, got, sizeof(got));
-        return cfg_src_error(s, path, depth, 1, "expected an array of %s strings, got %s", what,
-                             got);
-    }
+    if (s->buf && cfg_json_value_span(s->buf, s->len, path, depth, &start, &n) == 0 && n < cap)
+        snprintf(got, cap, "%.*s", (int)n, s->buf + start);
+}
+
+/* Every element of the list arr judged, each bad one reported: 0, or -1. */
+static int check_list(const struct cfg_src *s, const struct key_def *k, const json_t *arr,
+                      const char **path, size_t depth)
+{
+    size_t n = json_array_size(arr);
+    const char *what = k->type == KEY_PDH_PATHS ? "counter path" : "glob";
+    char idx[24], got[GOT_MAX];
+    int bad = 0;
+
     path[depth] = idx;
     if (n > CFG_MAX_GLOBS) {
         snprintf(idx, sizeof(idx), "[%d]", CFG_MAX_GLOBS);
-        return cfg_src_error(s, path, depth + 1, 1,
-                             "too many %ss: a list holds at most %d, this one has %zu", what,
-                             CFG_MAX_GLOBS, n);
+        bad = cfg_src_error(s, path, depth + 1, 1,
+                            "too many %ss: a list holds at most %d, this one has %zu", what,
+                            CFG_MAX_GLOBS, n);
+        n = 0;
     }
-    for (i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         const json_t *g = json_array_get(arr, i);
         const char *why;
 
         snprintf(idx, sizeof(idx), "[%zu]", i);
         describe_json(g, got, sizeof(got));
-        if (!json_is_string(g))
-            return cfg_src_error(s, path, depth + 1, 1, "expected a %s string, got %s", what, got);
+        if (json_is_number(g))
+            number_as_written(s, path, depth + 1, got, sizeof(got));
+        if (!json_is_string(g)) {
+            bad = cfg_src_error(s, path, depth + 1, 1, "expected a %s string, got %s", what, got);
+            continue;
+        }
         if (k->type == KEY_PDH_PATHS) {
             why = pdh_path_problem(json_string_value(g), json_string_length(g));
             if (why)
-                return cfg_src_error(s, path, depth + 1, 1, "bad counter path %s: %s", got, why);
+                bad = cfg_src_error(s, path, depth + 1, 1, "bad counter path %s: %s", got, why);
             continue;
         }
         why = glob_problem(json_string_value(g), json_string_length(g));
         if (why)
-            return cfg_src_error(s, path, depth + 1, 1, "bad glob %s: %s", got, why);
+            bad = cfg_src_error(s, path, depth + 1, 1, "bad glob %s: %s", got, why);
     }
+    path[depth] = NULL; /* idx ends here */
+    return bad;
+}
+
+static int apply_globs(const struct cfg_src *s, const struct key_def *k, const json_t *arr,
+                       const char **path, size_t depth, struct cfg *c)
+{
+    char **list = (char **)(void *)((char *)c + k->offset);
+    size_t *count = (size_t *)(void *)((char *)c + k->count_offset);
+    char *fresh[CFG_MAX_GLOBS], got[GOT_MAX];
+    size_t n = json_array_size(arr), i;
+
+    if (!json_is_array(arr)) {
+        describe_json(arr, got, sizeof(got));
+        return cfg_src_error(s, path, depth, 1, "expected an array of %s strings, got %s",
+                             k->type == KEY_PDH_PATHS ? "counter path" : "glob", got);
+    }
+    if (check_list(s, k, arr, path, depth))
+        return -1;
     for (i = 0; i < n; i++) {
         fresh[i] = strdup(json_string_value(json_array_get(arr, i)));
         if (!fresh[i]) {
@@ -636,11 +706,13 @@ static int unknown_key(const struct cfg_src *s, const struct key_def *defs, cons
                          where, known);
 }
 
+/* Each member of obj, all of them judged: -1 when any was wrong (each one reported). */
 static int apply_object(const struct cfg_src *s, const struct key_def *defs, const json_t *obj,
                         const char **path, size_t depth, struct cfg *c)
 {
     const char *name;
     json_t *v;
+    int rc = 0;
 
     json_object_foreach((json_t *)obj, name, v)
     {
@@ -649,27 +721,29 @@ static int apply_object(const struct cfg_src *s, const struct key_def *defs, con
         struct value val;
 
         path[depth] = name;
-        if (!k)
-            return unknown_key(s, defs, path, depth + 1);
-        if (k->type == KEY_GLOBS || k->type == KEY_PDH_PATHS) {
+        if (!k) {
+            rc = unknown_key(s, defs, path, depth + 1);
+        } else if (k->type == KEY_GLOBS || k->type == KEY_PDH_PATHS) {
             if (apply_globs(s, k, v, path, depth + 1, c))
-                return -1;
+                rc = -1;
         } else if (k->type == KEY_OBJECT) {
             if (!json_is_object(v)) {
                 describe_json(v, val.got, sizeof(val.got));
                 list_keys(k->sub, known, sizeof(known));
-                return cfg_src_error(s, path, depth + 1, 1, "expected an object (keys: %s), got %s",
-                                     known, val.got);
+                rc = cfg_src_error(s, path, depth + 1, 1, "expected an object (keys: %s), got %s",
+                                   known, val.got);
+            } else if (apply_object(s, k->sub, v, path, depth + 1, c)) {
+                rc = -1;
             }
-            if (apply_object(s, k->sub, v, path, depth + 1, c))
-                return -1;
         } else {
             value_from_json(v, &val);
+            if (json_is_number(v))
+                number_as_written(s, path, depth + 1, val.got, sizeof(val.got));
             if (set_scalar(k, &val, c, msg, sizeof(msg)))
-                return cfg_src_error(s, path, depth + 1, 1, "%s", msg);
+                rc = cfg_src_error(s, path, depth + 1, 1, "%s", msg);
         }
     }
-    return 0;
+    return rc;
 }
 
 /* Whether this source sets retention.<sub>: written in the file, or the key being overridden. */

@@ -21,11 +21,16 @@ struct cfg_src {
     const char *key;    /* command line: the key being set */
     char *err;
     size_t errlen;
+    /* A file's check goes on after an error: *nerr counts them, and err gets one line each, up
+     * to CFG_MAX_ERRORS. NULL (the command line): one message, the first. */
+    size_t *nerr;
 };
 
 /*
- * Write one message into s->err and return -1. The prefix is "NAME:LINE:COLUMN: " for a file
- * (LINE 0 leaves the position out) or "ORIGIN: " for the command line.
+ * Report one message and return -1: into s->err, or, when s->nerr is set, as one more line of it
+ * (whole lines only: one that does not fit, or past the CFG_MAX_ERRORS-th, is only counted). The
+ * prefix is "NAME:LINE:COLUMN: " for a file (LINE 0 leaves the position out) or "ORIGIN: " for
+ * the command line.
  */
 int cfg_src_error_at(const struct cfg_src *s, int line, int col, const char *fmt, ...)
     PERFLOG_PRINTF(4, 5);
@@ -41,8 +46,8 @@ int cfg_src_error(const struct cfg_src *s, const char *const *path, size_t depth
 void cfg_path_format(const char *const *path, size_t depth, char *out, size_t cap);
 
 /* Apply the parsed top-level object `root` to *c, then check the keys that depend on each
- * other. Returns 0, or -1 with the message in s->err and *c partly changed (the caller works on a
- * copy). */
+ * other. Every key is judged, so each error of the file is reported (cfg_src_error_at). Returns
+ * 0, or -1 with the messages in s->err and *c partly changed (the caller works on a copy). */
 int cfg_keys_apply(const struct cfg_src *s, json_t *root, struct cfg *c);
 
 /* Free one glob string of a struct cfg (the built-in defaults are static and are not freed). */

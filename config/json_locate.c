@@ -248,6 +248,8 @@ static enum walk_event walk_array(struct walker *w, struct frame *f, const struc
         return walk_close(w, t);
     f->index = f->has_member ? f->index + 1 : 0;
     f->has_member = 1;
+    f->key_start = t->start; /* an element's first token, for cfg_json_value_span */
+    f->key_end = t->end;
     f->line = t->line;
     f->col = t->col;
     f->state = ST_AFTER;
@@ -434,6 +436,39 @@ int cfg_json_locate(const char *buf, size_t len, const char *const *keypath, siz
             *col = w.st[level].col;
             return 0;
         }
+    }
+    return -1;
+}
+
+int cfg_json_value_span(const char *buf, size_t len, const char *const *keypath, size_t depth,
+                        size_t *start, size_t *n)
+{
+    struct walker w;
+    enum walk_event ev;
+    size_t level = 0;
+    struct token t;
+
+    if (depth == 0 || depth > WALK_MAX_DEPTH)
+        return -1;
+    walker_init(&w, buf, len, len);
+    while ((ev = walk_step(&w, &level)) != EV_STOP) {
+        if (ev != EV_MEMBER || level != depth - 1 || !path_matches(&w, keypath, depth))
+            continue;
+        if (w.st[level].type == '[') {
+            t.start = w.st[level].key_start;
+            t.end = w.st[level].key_end;
+        } else {
+            struct lexer lx = w.lx; /* just past the key: ':' then the value */
+
+            if (lex_next(&lx).type != TOK_COLON)
+                return -1;
+            t = lex_next(&lx);
+            if (t.type == TOK_END || t.type == TOK_BAD)
+                return -1;
+        }
+        *start = t.start;
+        *n = t.end - t.start;
+        return 0;
     }
     return -1;
 }

@@ -28,6 +28,15 @@
 int cfg_json_locate(const char *buf, size_t len, const char *const *keypath, size_t depth,
                     int *line, int *col);
 
+/*
+ * Where the value of the member at `keypath` (as for cfg_json_locate) is written: *start and *n
+ * give the bytes of its first token - all of a number, string or literal, the '{' or '[' of a
+ * container - so a message can quote a number as it was written ("5e2", not 500.0). Returns 0,
+ * or -1 (nothing written) when the path is not in the text.
+ */
+int cfg_json_value_span(const char *buf, size_t len, const char *const *keypath, size_t depth,
+                        size_t *start, size_t *n);
+
 /* The member (key or array element) whose text was being read at byte `offset`. */
 struct cfg_json_member {
     size_t depth;                                     /* components in comp[] */

@@ -50,6 +50,8 @@ static const char usage_text[] =
 /* Command-line options that override config keys, kept so a reload applies them again. */
 struct cli {
     const char *config_path;
+    const char *check_path; /* --check-config FILE */
+    int check;
     const char *keys[MAX_OVERRIDES], *values[MAX_OVERRIDES], *origins[MAX_OVERRIDES];
     size_t n;
 };
@@ -64,27 +66,6 @@ static const struct {
     {"--log-level", "log_level"},
     {"--root", "root"},
 };
-
-/* --check-config FILE: the checks of a start-up, without starting. 1 (exit 0) if good, 3 (exit 1)
- * with the errors on stderr if not, 2 (usage) without a FILE. */
-static int check_config(const char *path)
-{
-    struct cfg c;
-    char err[2048];
-
-    if (!path) {
-        fprintf(stderr, "perflogd: --check-config needs a FILE\n");
-        return 2;
-    }
-    cfg_defaults(&c);
-    if (cfg_load_file(&c, path, err, sizeof(err)) < 0) {
-        fprintf(stderr, "perflogd: %s\n", err);
-        return 3;
-    }
-    cfg_release(&c);
-    printf("%s: ok\n", path);
-    return 1;
-}
 
 /* Returns 0 to run, 1 when a one-shot action was done (exit 0), 2 on a usage error, 3 when a
  * one-shot action failed (exit 1). */
@@ -105,8 +86,15 @@ static int parse_args(int argc, char **argv, struct cli *cli)
             printf("perflogd %s\n", PERFLOG_VERSION);
             return 1;
         }
-        if (strcmp(a, "--check-config") == 0)
-            return check_config(i + 1 < argc ? argv[i + 1] : NULL);
+        if (strcmp(a, "--check-config") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "perflogd: --check-config needs a FILE\n");
+                return 2;
+            }
+            cli->check = 1;
+            cli->check_path = argv[++i];
+            continue;
+        }
         if (strcmp(a, "--print-schema") == 0) {
             char *sql = db_schema_sql();
             if (!sql)
@@ -172,6 +160,35 @@ fail:
     return -1;
 }
 
+/* The config's errors, one a line, each as "perflogd: FILE:LINE:COL: ...". */
+static void print_config_errors(const char *err)
+{
+    for (const char *p = err, *nl; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        fprintf(stderr, "perflogd: %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+        if (!nl)
+            break;
+    }
+}
+
+/* --check-config FILE: the checks of a start-up, the command-line options included, without
+ * starting. 1 (exit 0) if good, 3 (exit 1) with the errors on stderr if not. */
+static int check_config(const struct cli *cli)
+{
+    struct cli checked = *cli;
+    struct cfg c;
+    char err[16384];
+
+    checked.config_path = cli->check_path;
+    if (load_config(&checked, &c, err, sizeof(err)) < 0) {
+        print_config_errors(err);
+        return 3;
+    }
+    cfg_release(&c);
+    printf("%s: ok\n", cli->check_path);
+    return 1;
+}
+
 static void sampler_settings_of(const struct cfg *c, struct sampler_settings *s)
 {
     memset(s, 0, sizeof(*s));
@@ -190,18 +207,19 @@ static void writer_settings_of(const struct cfg *c, struct writer_settings *s)
     s->retention.max_bytes = c->max_db_bytes;
 }
 
-/* The window of a run's export: start to the end of its settle tail (0: still open or settling,
- * the caller uses now). */
-static int run_window(void *arg, int64_t id, int64_t *start_ms, int64_t *end_ms, int64_t *pid)
+/* Run `id` as its export needs it; web/export.c decides the window. */
+static int run_window(void *arg, int64_t id, struct reader_run *out)
 {
     struct runs_db_row row;
     int rc = runs_db_get(runs_table(arg), id, &row);
 
     if (rc < 0)
         return rc;
-    *start_ms = row.start_ms;
-    *end_ms = row.settled_ms != RUNS_DB_NULL && row.settled_ms > 0 ? row.settled_ms : 0;
-    *pid = row.pid != RUNS_DB_NULL ? row.pid : -1;
+    snprintf(out->status, sizeof(out->status), "%s", row.status ? row.status : "");
+    out->start_ms = row.start_ms;
+    out->end_ms = row.end_ms != RUNS_DB_NULL ? row.end_ms : 0;
+    out->settled_ms = row.settled_ms != RUNS_DB_NULL ? row.settled_ms : 0;
+    out->pid = row.pid != RUNS_DB_NULL ? row.pid : -1;
     runs_db_row_release(&row);
     return 0;
 }
@@ -414,7 +432,7 @@ static void log_restart_keys(const struct cfg *cur, const struct cfg *next)
     if (next->http_threads != cur->http_threads || next->max_connections != cur->max_connections ||
         next->connection_timeout_s != cur->connection_timeout_s ||
         next->max_body_bytes != cur->max_body_bytes || next->max_url_bytes != cur->max_url_bytes ||
-        next->max_points != cur->max_points)
+        next->max_points != cur->max_points || next->request_timeout_s != cur->request_timeout_s)
         log_warnx("reload: the HTTP server settings changed; they take effect only after a "
                   "restart");
 }
@@ -425,10 +443,17 @@ static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, s
     struct cfg next;
     struct sampler_settings ss;
     struct writer_settings ws;
-    char err[1024];
+    char err[16384];
 
     if (load_config(cli, &next, err, sizeof(err)) < 0) {
-        log_error("reload failed, keeping the running configuration: %s", err);
+        /* one log line per error of the file */
+        for (const char *p = err, *nl; *p; p = nl + 1) {
+            nl = strchr(p, '\n');
+            log_error("reload failed, keeping the running configuration: %.*s",
+                      nl ? (int)(nl - p) : (int)strlen(p), p);
+            if (!nl)
+                break;
+        }
         return;
     }
     log_restart_keys(cur, &next);
@@ -468,7 +493,7 @@ static int daemon_main(int argc, char **argv)
     struct daemon_parts parts;
     struct service svc;
     struct api_env env = {0};
-    char err[2048], host[256] = "localhost";
+    char err[16384], host[256] = "localhost"; /* a config file has up to 20 errors */
     /* The API reads these while a reload rewrites cfg: its own copies, fixed until restart. */
     static char api_db[sizeof(cfg.db)], api_token[sizeof(cfg.auth_token)];
     const char *what = "";
@@ -476,10 +501,12 @@ static int daemon_main(int argc, char **argv)
     int rc;
 
     rc = parse_args(argc, argv, &cli);
+    if (rc == 0 && cli.check)
+        rc = check_config(&cli);
     if (rc)
         return rc == 1 ? 0 : rc == 3 ? 1 : 2;
     if (load_config(&cli, &cfg, err, sizeof(err)) < 0) {
-        fprintf(stderr, "perflogd: %s\n", err);
+        print_config_errors(err);
         return 2;
     }
     log_set_level((enum log_level)cfg.log_level);
@@ -536,6 +563,7 @@ static int daemon_main(int argc, char **argv)
                                .auth = &api_auth_live,
                                .auth_read = cfg.auth_read,
                                .max_points = cfg.max_points,
+                               .request_timeout_ms = (int64_t)cfg.request_timeout_s * 1000,
                                .live = live,
                                .stats = daemon_stats,
                                .stats_arg = &parts,

@@ -1,20 +1,38 @@
 #!/usr/bin/env bash
-# Fuzz the pure parsers of the HTTP API and of the run edges (tests/fuzz) with libFuzzer for SECONDS each (default 60),
-# the targets in parallel. The committed seeds of tests/fuzz/corpus/<target> are read only;
-# new inputs go to a temporary directory, so the tree is not modified. Logs are in
-# build-fuzz/fuzz_<target>.log. Exits non-zero if any target found a crash, a leak or a timeout.
-# Needs clang and libclang-rt-14-dev (packaging/build-deps.txt).
+# Fuzz the pure parsers of the HTTP API, of tool outputs, of the config, of /proc and /sys and of the
+# run edges' cgroup files, and the JSON bodies of the POST endpoints
+# (tests/fuzz) with libFuzzer for SECONDS each (default 60), JOBS targets at a time (default 2,
+# the cores of a CI machine; FUZZ_JOBS overrides it). The seeds - the committed
+# tests/fuzz/corpus/<target> and, for the claims, config and /proc parsers, the fixtures of the
+# tests - are read only; new inputs go to a temporary directory, so the tree is not modified.
+# Logs are in build-fuzz/fuzz_<target>.log. Exits non-zero if any target found a crash, a leak or
+# a timeout. Needs clang and libclang-rt-14-dev (packaging/build-deps.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
-targets=(timeparse pattern query others)
+jobs=${FUZZ_JOBS:-2}
+targets=(timeparse pattern query claims config proc_stat diskstats net_dev meminfo vmstat net_snmp
+  pid sysfs post_bodies others)
 
-case $secs in
+case $secs$jobs in
 '' | *[!0-9]*)
-  echo "usage: $0 [SECONDS]" >&2
+  echo "usage: [FUZZ_JOBS=N] $0 [SECONDS]" >&2
   exit 2
   ;;
 esac
+
+# The seed directories of a target (libFuzzer reads them recursively).
+seeds() {
+  if [ -d "tests/fuzz/corpus/$1" ]; then
+    echo "tests/fuzz/corpus/$1"
+  fi
+  case $1 in
+  claims) echo tests/fixtures/claims ;; # the tool outputs of the claims unit test
+  config) echo tests/fixtures/config ;;
+  proc_stat | diskstats | net_dev | meminfo | vmstat | net_snmp | sysfs) echo tests/fixtures/linux ;;
+  others) echo tests/fixtures/edges ;; # the cgroup trees of the run edges' unit test
+  esac
+}
 
 CC=clang cmake -S . -B build-fuzz -DPERFLOG_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j 2 --target "${targets[@]/#/fuzz_}"
@@ -22,20 +40,10 @@ cmake --build build-fuzz -j 2 --target "${targets[@]/#/fuzz_}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-declare -A pids
-for t in "${targets[@]}"; do
-  mkdir -p "$work/$t"
-  # -jobs/-workers are not used: one process per target, all in parallel on two cores.
-  build-fuzz/tests/fuzz/fuzz_"$t" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz_$t-" \
-    "$work/$t" "tests/fuzz/corpus/$t" >"build-fuzz/fuzz_$t.log" 2>&1 &
-  pids[$t]=$!
-done
-
+# Reports one finished target; sets failed on a finding.
 failed=0
-for t in "${targets[@]}"; do
-  rc=0
-  wait "${pids[$t]}" || rc=$?
+report() {
+  local t=$1 rc=$2 stats execs rate
   stats=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "build-fuzz/fuzz_$t.log" | tail -n 1 || true)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "build-fuzz/fuzz_$t.log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "build-fuzz/fuzz_$t.log")
@@ -46,5 +54,28 @@ for t in "${targets[@]}"; do
     echo "fuzz_$t: FAILED (exit $rc), see build-fuzz/fuzz_$t.log:" >&2
     grep -E 'ERROR: |SUMMARY: |Test unit written' "build-fuzz/fuzz_$t.log" >&2 || true
   fi
+}
+
+# One process per target (-jobs/-workers are not used), at most $jobs at a time.
+declare -A running=() # pid -> target
+wait_one() {
+  local pid rc=0
+  wait -n -p pid "${!running[@]}" || rc=$?
+  report "${running[$pid]}" "$rc"
+  unset "running[$pid]"
+}
+for t in "${targets[@]}"; do
+  while [ "${#running[@]}" -ge "$jobs" ]; do
+    wait_one
+  done
+  mkdir -p "$work/$t"
+  # shellcheck disable=SC2046 # seeds prints directory names without blanks
+  build-fuzz/tests/fuzz/fuzz_"$t" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz_$t-" \
+    "$work/$t" $(seeds "$t") >"build-fuzz/fuzz_$t.log" 2>&1 &
+  running[$!]=$t
+done
+while [ "${#running[@]}" -gt 0 ]; do
+  wait_one
 done
 exit "$failed"

@@ -41,6 +41,6 @@ cmake --build build-tsan -j "$jobs"
 TSAN_OPTIONS="halt_on_error=1" \
   ctest --test-dir build-tsan --output-on-failure -E 'clockstep|scheduler|prometheus_fleet' -LE acceptance
 
-# libFuzzer on the time, pattern and query-string parsers (tests/fuzz), 30 s per target (CI time;
-# scripts/fuzz.sh N runs longer).
+# libFuzzer on the pure parsers (tests/fuzz: time, pattern, query string, config, /proc and /sys),
+# 30 s per target, two at a time (CI time; scripts/fuzz.sh N runs longer).
 ./scripts/fuzz.sh 30

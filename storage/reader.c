@@ -77,25 +77,42 @@ static int finish(sqlite3_stmt *st, int rc, int stopped)
     return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-int reader_run_window(struct reader *r, int64_t id, int64_t *start_ms, int64_t *end_ms,
-                      int64_t *pid)
+int reader_run_window(struct reader *r, int64_t id, struct reader_run *out)
 {
     sqlite3_stmt *st;
     int rc;
 
     if (prepare(r,
-                "SELECT start_ms, coalesce(settled_ms, end_ms, 0), coalesce(pid, -1) FROM runs "
-                "WHERE id = ?",
+                "SELECT coalesce(status, ''), start_ms, coalesce(end_ms, 0), "
+                "coalesce(settled_ms, 0), coalesce(pid, -1) FROM runs WHERE id = ?",
                 &st) < 0)
         return -EIO;
     sqlite3_bind_int64(st, 1, id);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
-        *start_ms = sqlite3_column_int64(st, 0);
-        *end_ms = sqlite3_column_int64(st, 1);
-        if (pid)
-            *pid = sqlite3_column_int64(st, 2);
+        snprintf(out->status, sizeof(out->status), "%s", (const char *)sqlite3_column_text(st, 0));
+        out->start_ms = sqlite3_column_int64(st, 1);
+        out->end_ms = sqlite3_column_int64(st, 2);
+        out->settled_ms = sqlite3_column_int64(st, 3);
+        out->pid = sqlite3_column_int64(st, 4);
     }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
+}
+
+int reader_next_tick(struct reader *r, int64_t from_ms, int64_t *t_ms)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (prepare(r, "SELECT min(t_ms) FROM ticks WHERE t_ms >= ?", &st) < 0)
+        return -EIO;
+    sqlite3_bind_int64(st, 1, from_ms);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_NULL)
+        rc = SQLITE_DONE; /* min() of no rows */
+    else if (rc == SQLITE_ROW)
+        *t_ms = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
 }

@@ -30,11 +30,20 @@ const char *reader_errmsg(struct reader *r);
  * cap > 0). Returns 0, -ENOENT when the database has none (buf ""), or -EIO. */
 int reader_host(struct reader *r, char *buf, size_t cap);
 
-/* The window of run `id`: its start, and the end of its settle tail (its end while settling; 0
- * while it runs); *pid its followed process (-1: none; pid may be NULL). Returns 0, -ENOENT (no
- * such run) or -EIO. */
-int reader_run_window(struct reader *r, int64_t id, int64_t *start_ms, int64_t *end_ms,
-                      int64_t *pid);
+/* A run as its export needs it (web/export.h, export_run_window, decides its window). */
+struct reader_run {
+    char status[16];                      /* running, ending, settled, interrupted, failed */
+    int64_t start_ms, end_ms, settled_ms; /* 0: not recorded */
+    int64_t pid;                          /* its followed process, -1: none */
+};
+
+/* Run `id` into *out. Returns 0, -ENOENT (no such run) or -EIO. */
+int reader_run_window(struct reader *r, int64_t id, struct reader_run *out);
+
+/* The time of the first tick at or after from_ms into *t_ms, found through the index in one step
+ * however long the empty stretch before it. Returns 0, -ENOENT (no tick at or after from_ms) or
+ * -EIO. */
+int reader_next_tick(struct reader *r, int64_t from_ms, int64_t *t_ms);
 
 /* Every instance the log knows: cb(arg, object id, name, instance id), in id order. */
 int reader_instances(struct reader *r,

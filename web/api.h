@@ -76,14 +76,14 @@ struct api_env {
      * never freed while the server runs. */
     _Atomic(struct api_auth *) *auth;
     int64_t max_points;                              /* per series, for /data */
+    int64_t request_timeout_ms; /* a streamed answer (an export) ends after this; 0: never */
     struct live *live;                               /* the newest ticks; may be NULL */
     void (*stats)(void *arg, struct api_stats *out); /* may be NULL: all zero */
     void *stats_arg;
     int64_t (*now_ms)(void); /* UTC clock; tests pass a fixed one */
-    /* The time window of run `id` for its export: start, and the end of its settle tail (or its
-     * end; 0 while open), and its followed pid (-1: none). 0, -ENOENT or -EIO. May be NULL (no
-     * runs). */
-    int (*run_window)(void *arg, int64_t id, int64_t *start_ms, int64_t *end_ms, int64_t *pid);
+    /* Run `id` as its export needs it (export_run_window decides the window). 0, -ENOENT or -EIO.
+     * May be NULL (no runs). */
+    int (*run_window)(void *arg, int64_t id, struct reader_run *out);
     void *run_window_arg;
     struct runs *runs; /* the run manager (daemon/runs.h); NULL: the runs routes answer 503 */
 };

@@ -3,7 +3,7 @@
  */
 #include "api_internal.h"
 #include "export.h"
-#include "report_proc.h"
+#include "log.h"
 #include "series.h"
 
 #include <errno.h>
@@ -13,7 +13,6 @@
 #include <time.h>
 
 #define DEFAULT_FROM "-1h"
-#define MAX_EVERY    1000000
 
 struct export_job {
     struct export_stream *x;
@@ -21,7 +20,13 @@ struct export_job {
 
 static ssize_t job_read(void *ctx, char *buf, size_t max)
 {
-    return export_read(((struct export_job *)ctx)->x, buf, max);
+    struct export_job *j = ctx;
+    ssize_t n = export_read(j->x, buf, max);
+
+    /* The client sees only a cut connection; the log says why. */
+    if (n == -ETIMEDOUT)
+        log_warnx("export: %s; the connection is closed (request_timeout_s)", export_error(j->x));
+    return n;
 }
 
 static void job_free(void *ctx)
@@ -32,33 +37,19 @@ static void job_free(void *ctx)
     free(j);
 }
 
+_Static_assert(EXPORT_MAX_PATTERNS == API_MAX_PATTERNS && EXPORT_MAX_SERIES == API_MAX_SERIES,
+               "an export takes what every request takes");
+
 /* format=, tz= and every= into *o; 1 with a 400 in *out, -ENOMEM, or 0. */
 static int parse_opts(const struct query *q, struct export_opts *o, struct api_response *out)
 {
-    const char *f = query_get(q, "format"), *tz = query_get(q, "tz"),
-               *every = query_get(q, "every");
-    char *end;
-    long n = 1;
-    int rc = 1;
+    static const char *const names[3] = {"format", "tz", "every"};
+    char why[160];
 
-    o->format = f && !strcmp(f, "tsv") ? CSV_TAB : CSV_COMMA;
-    o->utc = tz && !strcmp(tz, "utc");
-    if (every) {
-        errno = 0;
-        n = strtol(every, &end, 10);
-    }
-    if (f && strcmp(f, "csv") && strcmp(f, "tsv"))
-        rc = api_error(out, 400, "bad_parameter", "format: '%.50s' is not csv or tsv", f);
-    else if (tz && strcmp(tz, "local") && strcmp(tz, "utc"))
-        rc = api_error(out, 400, "bad_parameter", "tz: '%.50s' is not local or utc", tz);
-    else if (every && (!*every || *end || errno || n < 1 || n > MAX_EVERY))
-        rc = api_error(out, 400, "bad_parameter",
-                       "every: '%.50s' is not a whole number from 1 to %d (keep every Nth row)",
-                       every, MAX_EVERY);
-    if (rc != 1)
-        return rc < 0 ? rc : 1;
-    o->every = (int)n;
-    return 0;
+    if (export_parse_opts(query_get(q, "format"), query_get(q, "tz"), query_get(q, "every"), names,
+                          o, why, sizeof(why)) == 0)
+        return 0;
+    return api_error(out, 400, "bad_parameter", "%s", why) < 0 ? -ENOMEM : 1;
 }
 
 static void disposition(const struct api_env *env, const struct export_opts *o,
@@ -87,20 +78,13 @@ static int export_answer(const struct api_env *env, struct reader *rd, const str
     struct pattern pats[API_MAX_PATTERNS];
     struct series_set set = {0};
     struct export_job *job = NULL;
-    struct tick *latest;
     size_t npat;
     int rc;
 
     if ((rc = api_patterns(q, "counter", run_pid != 0, pats, &npat, out)) ||
         (rc = parse_opts(q, o, out)))
         return rc < 0 ? rc : 0;
-    latest = env->live ? live_latest(env->live) : NULL;
-    rc = series_resolve(rd, latest, pats, npat, API_MAX_SERIES, &set);
-    tick_free(latest);
-    /* A run's export has its own processes, not every process the log has followed. */
-    if (rc == 0 && run_pid)
-        rc = report_proc_restrict(rd, env->live, run_pid > INT32_MAX ? -1 : (int)run_pid,
-                                  o->from_ms - env->interval_ms, o->to_ms, &set);
+    rc = export_columns(rd, env->live, pats, npat, run_pid, o, &set);
     if (rc == -E2BIG || rc == -EIO) {
         rc = rc == -E2BIG ? api_error(out, 400, "too_many_series",
                                       "the patterns match more than %d counters; narrow them",
@@ -130,7 +114,9 @@ out:
 int api_export(const struct api_env *env, struct reader *rd, const struct query *q,
                struct api_response *out)
 {
-    struct export_opts o = {.host = env->host, .interval_ms = env->interval_ms};
+    struct export_opts o = {.host = env->host,
+                            .interval_ms = env->interval_ms,
+                            .timeout_ms = env->request_timeout_ms};
     int rc = api_time_range(env, q, DEFAULT_FROM, &o.from_ms, &o.to_ms, out);
 
     if (rc)
@@ -141,19 +127,19 @@ int api_export(const struct api_env *env, struct reader *rd, const struct query 
 int api_run_export(const struct api_env *env, struct reader *rd, const struct query *q, int64_t id,
                    struct api_response *out)
 {
-    struct export_opts o = {.host = env->host, .interval_ms = env->interval_ms};
-    int64_t start_ms, end_ms, pid = -1;
+    struct export_opts o = {.host = env->host,
+                            .interval_ms = env->interval_ms,
+                            .timeout_ms = env->request_timeout_ms};
+    struct reader_run run = {.pid = -1};
     int rc;
 
     if (!env->run_window)
         return api_error(out, 503, "runs_unavailable", "this server keeps no runs");
-    rc = env->run_window(env->run_window_arg, id, &start_ms, &end_ms, &pid);
+    rc = env->run_window(env->run_window_arg, id, &run);
     if (rc == -ENOENT)
         return api_error(out, 404, "not_found", "no run %lld", (long long)id);
     if (rc < 0)
         return api_error(out, 503, "database_unavailable", "the run cannot be read");
-    /* the run and its settle tail; a run still open or settling goes up to now */
-    o.from_ms = start_ms;
-    o.to_ms = end_ms > 0 ? end_ms : api_now_ms(env);
-    return export_answer(env, rd, q, pid > 0 ? pid : -1, &o, out);
+    export_run_window(&run, api_now_ms(env), &o.from_ms, &o.to_ms);
+    return export_answer(env, rd, q, run.pid > 0 ? run.pid : -1, &o, out);
 }

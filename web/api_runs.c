@@ -4,6 +4,7 @@
  * Jansson with strict types: a wrong type is 400 bad_body naming the field.
  */
 #include "api_internal.h"
+#include "peer_url.h"
 #include "runs.h"
 #include "timeparse.h"
 
@@ -122,7 +123,8 @@ static int get_int(json_t *o, const char *key, int64_t lo, int64_t hi, int64_t *
     if (!f)
         return 0;
     if (!json_is_integer(f) || json_integer_value(f) < lo || json_integer_value(f) > hi) {
-        if (json_is_integer(f) && lo > 0)
+        /* a range only where there is an upper bound to name (pid's is INT32_MAX) */
+        if (hi < INT64_MAX)
             *rc = api_error(out, 400, "bad_body", "%s: must be an integer from %lld to %lld", key,
                             (long long)lo, (long long)hi);
         else
@@ -168,8 +170,22 @@ static int get_peers(json_t *o, char **peers, struct api_response *out, int *rc)
     }
     json_array_foreach(f, i, e)
     {
+        const char *why = NULL;
+
         if (!json_is_string(e) || json_string_length(e) > MAX_TEXT_BYTES) {
             *rc = bad_body(out, "peers", "every element must be a string (a URL)");
+            return 1;
+        }
+        /* whoever prints the report fetches these: only what perflog run --peer writes */
+        if (strlen(json_string_value(e)) != json_string_length(e) ||
+            peer_url_parse(json_string_value(e), NULL, 0, NULL, &why) < 0) {
+            *rc = api_error(out, 400, "bad_body",
+                            "peers[%zu]: %s (expected http[s]://HOST[:PORT][/PATH], optionally "
+                            "followed by " PEER_URL_RUNS_PATH "ID)",
+                            i,
+                            strlen(json_string_value(e)) != json_string_length(e)
+                                ? "a NUL byte in the URL"
+                                : why);
             return 1;
         }
     }

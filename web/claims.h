@@ -1,8 +1,9 @@
 /*
- * claims.h - what a copy tool says it did, read from its output: robocopy's summary (`Speed :`,
- * `Bytes :`), dd's last line, rsync's --stats and its final line, fio's --output-format=json,
- * diskspd's text summary, smbclient's "(average N kb/s)". A tool that prints nothing parseable has
- * no claim. Pure.
+ * claims.h - what a copy or benchmark tool says it did, read from its normal output: robocopy's
+ * summary (`Bytes :`, `Speed :`, localized too), dd's last line, rsync's summary, --stats and
+ * --info=progress2 lines, fio's normal text, terse and JSON output, pv's progress line, diskspd's
+ * text tables and smbclient's "(average N kb/s)". docs/claims.md lists the formats. A tool that
+ * prints nothing parseable has no claim. Pure.
  */
 #ifndef PERFLOG_CLAIMS_H
 #define PERFLOG_CLAIMS_H
@@ -11,7 +12,7 @@
 #include <stdint.h>
 
 struct tool_claim {
-    char name[16];              /* "robocopy", "dd", "rsync", "fio", "diskspd", "smbclient" */
+    char name[16];              /* "robocopy", "dd", "rsync", "fio", "pv", "diskspd", "smbclient" */
     double claimed_bytes_per_s; /* < 0: the tool printed no speed */
     int64_t claimed_bytes;      /* < 0: no byte count */
     double claimed_seconds;     /* < 0: no duration */

@@ -115,6 +115,46 @@ def one_case(name, cwd, args, want_rc, want_pos, want_text, file_name=None):
     return ok
 
 
+def check_config_cases(base, files, good):
+    """--check-config: a FIFO (nobody writes to it) is refused at once, the command-line options are
+    checked with the file, and every error of a file is listed, numbers as they were written."""
+    cwd = os.path.join(base, "check-config")
+    os.mkdir(cwd)
+    fifo = os.path.join(files, "fifo.json")
+    os.mkfifo(fifo)
+    try:
+        rc, out, err, took = run(["--check-config", fifo], cwd, timeout=10)
+    except subprocess.TimeoutExpired:
+        rc, out, err, took = None, "", "(still blocked after 10 s)", 10
+    check(rc == 1 and took < 3 and f"perflogd: {fifo}: is a FIFO" in err and not out,
+          f"--check-config FIFO: exit {rc} in {took * 1000:.0f} ms: {err.strip()}")
+    rc, out, err, took = run(["--check-config", files], cwd)
+    check(rc == 1 and "is a directory" in err, f"--check-config DIR: exit {rc}: {err.strip()}")
+
+    rc, out, err, took = run(["--check-config", good, "--listen", "127.0.0.1:99999"], cwd)
+    check(rc == 1 and "--listen" in err and "99999" in err and "ok" not in out,
+          f"--check-config FILE --listen 127.0.0.1:99999: exit {rc}: {err.strip()}")
+    rc, out, err, took = run(["--interval", "50", "--check-config", good], cwd)
+    check(rc == 1 and "--interval" in err, f"--interval 50 --check-config FILE: exit {rc}: {err.strip()}")
+    rc, out, err, took = run(["--check-config", good, "--interval", "250"], cwd)
+    check(rc == 0 and out.strip() == f"{good}: ok", f"--check-config FILE --interval 250: exit {rc}: {out.strip()}")
+
+    three = os.path.join(files, "three.json")
+    with open(three, "w") as f:
+        f.write('{\n  "interval_ms": 5e2,\n  "log_level": "loud",\n  "retention": {"raw_days": 0},\n'
+                '  "db": "x.db"\n}\n')
+    rc, out, err, took = run(["--check-config", three], cwd)
+    lines = err.splitlines()
+    want = [f"perflogd: {three}:2:3: key 'interval_ms': expected an integer from 100 to 3600000, got 5e2",
+            f"perflogd: {three}:3:3: key 'log_level': ",
+            f"perflogd: {three}:4:17: key 'retention.raw_days': "]
+    check(rc == 1 and len(lines) == 3 and all(l.startswith(w) for l, w in zip(lines, want)),
+          f"a file with three errors: three lines, in file order, 5e2 as written: {lines}")
+    rc, out, err, took = run(["--config", three], cwd)
+    check(rc == 2 and len(err.splitlines()) == 3 and not leftovers(cwd),
+          f"the same file at start-up: exit {rc}, the three lines, no database")
+
+
 def main():
     base = tempfile.mkdtemp(prefix="perflog-badconfig-")
     files = os.path.join(base, "files")
@@ -179,6 +219,8 @@ def main():
     cwd = os.path.join(base, "good-file-bad-option")
     os.mkdir(cwd)
     one_case("good file + --interval 99", cwd, ["--config", good, "--interval", "99"], 2, None, ["--interval", '"99"'])
+
+    check_config_cases(base, files, good)
 
     # not a config error: the database cannot be opened (its directory does not exist)
     cwd = os.path.join(base, "db-nodir")

@@ -12,9 +12,11 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -213,6 +215,23 @@ def test_export_http(d, host, tmp):
     check(rc == 1 and "bogus" in err and not os.path.exists(os.path.join(tmp, "bad.csv"))
           and not os.path.exists(os.path.join(tmp, "bad.csv.tmp")),
           f"export with a bad time: the server's message, exit 1, no file ({err.strip()})")
+    # A path that is not a regular file is written in place, never replaced by a rename: as root,
+    # `-o /dev/null` used to turn /dev/null into a regular file. A FIFO shows both: the node stays
+    # a FIFO and its reader gets the CSV.
+    fifo = os.path.join(tmp, "out.fifo")
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    reader.start()
+    rc, out, err = perflog(d.url, "export", DIRTY, "--from", "-5s", "-o", fifo)
+    reader.join(10)
+    fifo_ok = (rc == 0 and stat.S_ISFIFO(os.stat(fifo).st_mode) and bool(got) and
+               got[0].startswith(b'"(PDH-CSV 4.0)') and not os.path.exists(fifo + ".tmp"))
+    check(fifo_ok, f"export -o FIFO writes into the FIFO and leaves it a FIFO ({rc}, {err.strip()})")
+    if fifo_ok:  # only then is it safe to aim at the machine's own /dev/null
+        rc, out, err = perflog(d.url, "export", DIRTY, "--from", "-5s", "-o", "/dev/null")
+        check(rc == 0 and stat.S_ISCHR(os.stat("/dev/null").st_mode),
+              f"export -o /dev/null leaves /dev/null a character device ({rc}, {err.strip()})")
     rc, out, err = perflog(f"http://127.0.0.1:{free_port()}", "export", DIRTY)
     check(rc == 1 and "is perflogd running?" in err,
           f"export without a daemon: exit 1 and the hint ({rc}, {err.strip()})")

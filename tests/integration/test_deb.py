@@ -245,7 +245,7 @@ def main():
             parts = line.split(None, 5)
             listing[parts[5].split(" -> ")[0].lstrip(".").rstrip("/") or "/"] = (parts[0], parts[1])
         for path, mode in (("/usr/bin/perflogd", "-rwxr-xr-x"), ("/usr/bin/perflog", "-rwxr-xr-x"),
-                           (UNIT_PATH, "-rw-r--r--"), (CONF_PATH, "-rw-r--r--"),
+                           (UNIT_PATH, "-rw-r--r--"), (CONF_PATH, "-rw-r-----"),
                            ("/usr/share/man/man8/perflogd.8.gz", "-rw-r--r--"),
                            ("/usr/share/man/man1/perflog.1.gz", "-rw-r--r--"),
                            ("/usr/share/doc/perflog/README.md", "-rw-r--r--"),
@@ -290,6 +290,10 @@ def main():
         st = os.stat(STATE_DIR)
         check(st.st_uid == pw.pw_uid and st.st_gid == pw.pw_gid and st.st_mode & 0o777 == 0o750,
               f"{STATE_DIR} is perflog:perflog 0750 (uid {st.st_uid}, gid {st.st_gid}, {oct(st.st_mode & 0o777)})")
+        # the config may hold auth_token: not readable by every local user
+        st = os.stat(CONF_PATH)
+        check(st.st_uid == 0 and st.st_gid == pw.pw_gid and st.st_mode & 0o777 == 0o640,
+              f"{CONF_PATH} is root:{USER} 0640 (uid {st.st_uid}, gid {st.st_gid}, {oct(st.st_mode & 0o777)})")
         for prog in ("perflogd", "perflog"):
             r = run([f"/usr/bin/{prog}", "--version"])
             check(r.returncode == 0 and r.stdout.strip() == f"{prog} {version}",

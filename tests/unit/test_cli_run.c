@@ -3,7 +3,9 @@
  * cli/report_fmt.c): shell and Windows quoting of the command line, the tail buffer,
  * /proc/PID/io parsing, the live line and the text rendering of a fixed report.
  */
+#include "peer_url.h"
 #include "run.h"
+#include "term_escape.h"
 #include "testlib.h"
 
 #include <errno.h>
@@ -629,6 +631,123 @@ static void test_peer_url(void)
     CHECK_INT(id, 99);
 }
 
+/* The one form of a peer URL, as the daemon and perflog report both check it. */
+static void test_peer_url_form(void)
+{
+    static const char *const bad[] = {
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "ftp://h/api/v1/runs/1",
+        "http://",
+        "http:///api/v1/runs/1",
+        "http://u:p@h/api/v1/runs/1",
+        "http://h:0/",
+        "http://h:65536/",
+        "http://h:/",
+        "http://h:123456/",
+        "http://h x/",
+        "http://[::1/",
+        "http://[]/",
+        "http://[::1]x/",
+        "http://[g::1]/",
+        "http://h/a?b=1",
+        "http://h/a#frag",
+        "http://h/%2e%2e",
+        "http://h/a b",
+        "http://h/\x1b[31m",
+        "http://h/\xc3\xa9",
+        "http://h/api/v1/runs/",
+        "http://h/api/v1/runs/0",
+        "http://h/api/v1/runs/7/end",
+        "http://h/api/v1/runs/99999999999999999999",
+    };
+    char server[64];
+    const char *why = NULL;
+    long long id = -5;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why = NULL;
+        CHECK_INT(peer_url_parse(bad[i], server, sizeof(server), &id, &why), -EINVAL);
+        CHECK(why != NULL);
+        if (peer_url_parse(bad[i], NULL, 0, NULL, &why) == 0)
+            fprintf(stderr, "accepted: %s\n", bad[i]);
+    }
+    CHECK_INT(id, -5);
+    CHECK_INT(peer_url_parse("HTTP://Host-1.example:9931/", server, sizeof(server), &id, &why), 0);
+    CHECK_STR(server, "HTTP://Host-1.example:9931");
+    CHECK_INT(id, 0);
+    CHECK_INT(
+        peer_url_parse("https://[fe80::1]:1/p/api/v1/runs/42", server, sizeof(server), &id, &why),
+        0);
+    CHECK_STR(server, "https://[fe80::1]:1/p");
+    CHECK_INT(id, 42);
+    CHECK_INT(peer_url_parse("http://h:65535", NULL, 0, NULL, &why), 0);
+    CHECK_INT(peer_url_parse("http://a-rather-long-host-name/api/v1/runs/5", server, 8, &id, &why),
+              -ENOSPC);
+}
+
+static void test_peer_tokens(void)
+{
+    struct run_peer_tokens t = {
+        .url = {"http://a:1/", "http://b:2"}, .token = {"ta", NULL}, .n = 2};
+    char buf[32] = "untouched";
+
+    CHECK_INT(
+        run_peer_token_find("http://a:1=x,http://b:2/=tok=en==", "http://b:2", buf, sizeof(buf)),
+        0);
+    CHECK_STR(buf, "tok=en==");
+    CHECK_INT(run_peer_token_find("http://a:1/=x", "http://a:1", buf, sizeof(buf)), 0);
+    CHECK_STR(buf, "x");
+    strcpy(buf, "untouched");
+    CHECK_INT(run_peer_token_find("http://a:1=x", "http://a:12", buf, sizeof(buf)), -1);
+    CHECK_INT(run_peer_token_find("http://a:1=", "http://a:1", buf, sizeof(buf)), -1);
+    CHECK_INT(run_peer_token_find("http://a:1", "http://a:1", buf, sizeof(buf)), -1);
+    CHECK_INT(run_peer_token_find(",,", "http://a:1", buf, sizeof(buf)), -1);
+    CHECK_INT(run_peer_token_find(NULL, "http://a:1", buf, sizeof(buf)), -1);
+    CHECK_INT(run_peer_token_find("http://a:1=0123456789abcdef", "http://a:1", buf, 8), -1);
+    CHECK_STR(buf, "untouched");
+    /* the option wins; a peer with none given gets none, whatever the local token is */
+    unsetenv("PERFLOG_PEER_TOKENS");
+    CHECK_STR(run_peer_token(&t, "http://a:1", buf, sizeof(buf)), "ta");
+    CHECK(run_peer_token(&t, "http://b:2", buf, sizeof(buf)) == NULL);
+    CHECK(run_peer_token(NULL, "http://c:3", buf, sizeof(buf)) == NULL);
+    setenv("PERFLOG_PEER_TOKENS", "http://b:2=env", 1);
+    CHECK_STR(run_peer_token(&t, "http://b:2", buf, sizeof(buf)), "env");
+    CHECK_STR(run_peer_token(&t, "http://a:1", buf, sizeof(buf)), "ta");
+    unsetenv("PERFLOG_PEER_TOKENS");
+}
+
+static void test_term_escape(void)
+{
+    char buf[64], *d;
+
+    CHECK_STR(term_escape("\x1b[31m\x07", buf, sizeof(buf)), "\\x1b[31m\\x07");
+    CHECK_STR(term_escape("a\tb\nc\rd\x7f", buf, sizeof(buf)), "a\\tb\\nc\\rd\\x7f");
+    CHECK_STR(term_escape("caf\xc3\xa9 \xe6\x97\xa5", buf, sizeof(buf)),
+              "caf\xc3\xa9 \xe6\x97\xa5");
+    /* C1 controls (8-bit CSI), bidi overrides, broken UTF-8: escaped */
+    CHECK_STR(term_escape("\xc2\x9b"
+                          "2J",
+                          buf, sizeof(buf)),
+              "\\u009b2J");
+    CHECK_STR(term_escape("x\xe2\x80\xaey", buf, sizeof(buf)), "x\\u202ey");
+    CHECK_STR(term_escape("\x9b\xff\xc3", buf, sizeof(buf)), "\\x9b\\xff\\xc3");
+    CHECK_STR(term_escape("\xed\xa0\x80", buf, sizeof(buf)), "\\xed\\xa0\\x80"); /* a surrogate */
+    CHECK_STR(term_escape("\xc0\xaf", buf, sizeof(buf)), "\\xc0\\xaf");          /* overlong */
+    CHECK_STR(term_escape(NULL, buf, sizeof(buf)), "-");
+    /* cut at a piece boundary, with "..." */
+    CHECK_STR(term_escape("abcdefghijkl", buf, 8), "abcd...");
+    CHECK_STR(term_escape("abcdefg", buf, 8), "abcdefg");
+    CHECK_STR(term_escape("ab\x1b\x1b", buf, 8), "ab...");
+    CHECK_STR(term_escape("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", buf, 8), "\xc3\xa9\xc3\xa9...");
+    d = term_escape_dup("l1\n\tl2\x1b", 7, TERM_KEEP_LINES);
+    CHECK_STR(d, "l1\n\tl2\\x1b");
+    free(d);
+    d = term_escape_dup("\x01\x02", 2, 0);
+    CHECK_STR(d, "\\x01\\x02");
+    free(d);
+}
+
 int main(void)
 {
     test_quote();
@@ -641,5 +760,8 @@ int main(void)
     test_report_story();
     test_report_hosts();
     test_peer_url();
+    test_peer_url_form();
+    test_peer_tokens();
+    test_term_escape();
     return tl_done();
 }

@@ -1,0 +1,178 @@
+/*
+ * fuzz_linux.c - libFuzzer targets for the pure /proc and /sys parsers (linux_parse.h), one
+ * executable per parser: FUZZ_<name> selects it at build time (tests/fuzz/CMakeLists.txt). Beyond
+ * "no crash, no UB, no leak", each checks what the header promises for every input: only the
+ * documented errors, instance names terminated and within COUNTER_NAME_MAX, present bits only for
+ * the object's fields, no more bad lines than lines, and outputs untouched on -EINVAL.
+ */
+#include "counters.h"
+#include "linux_parse.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Each executable calls one of the fuzz_ functions below. */
+#define UNUSED_IN_SOME __attribute__((unused))
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            __builtin_trap();                                                                      \
+    } while (0)
+
+static size_t count_lines(const char *s, size_t n)
+{
+    size_t lines = n > 0 && s[n - 1] != '\n';
+
+    for (size_t i = 0; i < n; i++)
+        lines += s[i] == '\n';
+    return lines;
+}
+
+static void check_rows(const struct raw_object *o, enum object_id obj)
+{
+    uint64_t fields = counter_objects[obj].nfields;
+    uint64_t mask = fields >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << fields) - 1;
+
+    CHECK(o->n <= o->cap);
+    for (size_t i = 0; i < o->n; i++) {
+        CHECK(memchr(o->rows[i].name, '\0', COUNTER_NAME_MAX) != NULL);
+        CHECK((o->rows[i].present & ~mask) == 0);
+    }
+}
+
+static void check_status(const struct parse_status *st, const char *s, size_t n)
+{
+    CHECK(st->bad_lines <= count_lines(s, n));
+    CHECK((st->bad_lines == 0) == (st->first_bad == 0));
+    CHECK(st->first_bad <= count_lines(s, n));
+}
+
+/* A row hook that keeps some rows, drops others, and stops the parse at the 200th call. */
+struct hook_state {
+    size_t calls;
+};
+
+UNUSED_IN_SOME static int hook(void *ctx, struct raw_row *row)
+{
+    struct hook_state *h = ctx;
+
+    if (++h->calls == 200)
+        return -E2BIG;
+    CHECK(memchr(row->name, '\0', COUNTER_NAME_MAX) != NULL);
+    return (row->name[0] & 1) == 0;
+}
+
+UNUSED_IN_SOME static void fuzz_object(const char *s, size_t n, enum object_id obj,
+                                       int (*parse)(const char *, size_t, struct raw_object *,
+                                                    struct parse_status *))
+{
+    struct raw_object o = {0};
+    struct parse_status st = {0};
+    int rc = parse(s, n, &o, &st);
+
+    CHECK(rc == 0 || rc == -ENOMEM);
+    check_rows(&o, obj);
+    check_status(&st, s, n);
+    free(o.rows);
+}
+
+UNUSED_IN_SOME static void fuzz_device(const char *s, size_t n, enum object_id obj,
+                                       int (*parse)(const char *, size_t, struct raw_object *,
+                                                    parse_row_hook, void *, struct parse_status *))
+{
+    struct raw_object o = {0}, all = {0};
+    struct parse_status st = {0}, st_all = {0};
+    struct hook_state h = {0};
+    int rc = parse(s, n, &o, hook, &h, &st);
+
+    CHECK(rc == 0 || rc == -ENOMEM || rc == -E2BIG);
+    check_rows(&o, obj);
+    check_status(&st, s, n);
+    rc = parse(s, n, &all, NULL, NULL, &st_all);
+    CHECK(rc == 0 || rc == -ENOMEM);
+    check_rows(&all, obj);
+    check_status(&st_all, s, n);
+    CHECK(o.n <= all.n); /* the hook only drops */
+    free(o.rows);
+    free(all.rows);
+}
+
+UNUSED_IN_SOME static int vmstat_4k(const char *s, size_t n, struct raw_object *o,
+                                    struct parse_status *st)
+{
+    return parse_vmstat(s, n, 4096, o, st);
+}
+
+UNUSED_IN_SOME static void fuzz_vmstat(const char *s, size_t n)
+{
+    struct raw_object o = {0};
+    struct parse_status st = {0};
+
+    fuzz_object(s, n, OBJ_MEMORY, vmstat_4k);
+    CHECK(parse_vmstat(s, n, 1000, &o, &st) == -EINVAL); /* not a multiple of 1024 */
+    free(o.rows);
+}
+
+UNUSED_IN_SOME static void fuzz_pid(const char *s, size_t n)
+{
+    struct pid_stat ps, before;
+    struct raw_row row = {0};
+    struct parse_status st = {0};
+    int rc;
+
+    memset(&ps, 0x5a, sizeof(ps));
+    before = ps;
+    rc = parse_pid_stat(s, n, &ps);
+    CHECK(rc == 0 || rc == -EINVAL);
+    if (rc == 0)
+        CHECK(memchr(ps.comm, '\0', sizeof(ps.comm)) != NULL);
+    else
+        CHECK(memcmp(&ps, &before, sizeof(ps)) == 0);
+    CHECK(parse_pid_io(s, n, &row, &st) == 0);
+    CHECK((row.present & ~((UINT64_C(1) << PROC_NFIELDS) - 1)) == 0);
+    check_status(&st, s, n);
+}
+
+UNUSED_IN_SOME static void fuzz_sysfs(const char *s, size_t n)
+{
+    int64_t v = INT64_C(-424242);
+    int rc = parse_sysfs_int(s, n, &v);
+
+    CHECK(rc == 0 || (rc == -EINVAL && v == INT64_C(-424242)));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* a copy of exactly size bytes, so ASan sees any read past the end */
+    char *s = malloc(size ? size : 1);
+
+    if (!s)
+        return 0;
+    memcpy(s, data, size);
+#if defined(FUZZ_proc_stat)
+    fuzz_object(s, size, OBJ_PROCESSOR, parse_proc_stat);
+#elif defined(FUZZ_diskstats)
+    fuzz_device(s, size, OBJ_DISK, parse_diskstats);
+#elif defined(FUZZ_net_dev)
+    fuzz_device(s, size, OBJ_NET, parse_net_dev);
+#elif defined(FUZZ_meminfo)
+    fuzz_object(s, size, OBJ_MEMORY, parse_meminfo);
+#elif defined(FUZZ_vmstat)
+    fuzz_vmstat(s, size);
+#elif defined(FUZZ_net_snmp)
+    fuzz_object(s, size, OBJ_TCP, parse_net_snmp);
+#elif defined(FUZZ_pid)
+    fuzz_pid(s, size);
+#elif defined(FUZZ_sysfs)
+    fuzz_sysfs(s, size);
+#else
+#error "define FUZZ_<parser> (tests/fuzz/CMakeLists.txt)"
+#endif
+    free(s);
+    return 0;
+}
