@@ -53,9 +53,16 @@ def test_precision(d):
           f"bytes/s has 1 decimal ({[c[3] for c in valued]})")
     check(len({len(l) for l in lines}) == 1,
           f"every line of the table has the same width: columns aligned ({sorted({len(l) for l in lines})})")
+    def cell_at(line, cells_of_line, col):
+        """Where cell col starts in line, searching past the cells before it ('0.0' is also in '100.00')."""
+        pos = 0
+        for k in range(col + 1):
+            pos = line.index(cells_of_line[k], pos) + (len(cells_of_line[k]) if k < col else 0)
+        return pos
+
     for col in (2, 3):  # the decimal point sits in the same place in every row of a column
-        ends = {rows[i].index(c[col]) + c[col].index(".") for i, c in enumerate(cells) if c[col] != "-"
-                for _ in [0] if "." in c[col]}
+        ends = {cell_at(rows[i], c, col) + c[col].index(".") for i, c in enumerate(cells)
+                if c[col] != "-" and "." in c[col]}
         check(len(ends) == 1, f"column {col}: the decimal points line up ({ends})")
 
 
