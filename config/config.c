@@ -53,7 +53,7 @@ void cfg_defaults(struct cfg *c)
     c->hour_days = 1825;
     c->commit_interval_ms = 2000;
     c->max_held_ticks = 3600;
-    c->sampler_rt_priority = 0;
+    c->sampler_rt_priority = 1; /* SCHED_FIFO 1 where allowed, else nice -10 */
     c->auth_token[0] = '\0';
     c->auth_read = 0;
     c->http_threads = 2;

@@ -14,7 +14,7 @@
 
 struct sampler_settings {
     int64_t interval_ms;
-    int rt_priority; /* SCHED_FIFO priority to ask for; 0: stay a normal thread */
+    int rt_priority; /* SCHED_FIFO priority to ask for; 0: nice -10 only */
     struct collector_config collect;
     /*
      * Optional: called by the sampler thread after each tick, and while it waits for a tick at

@@ -8,7 +8,9 @@
      unknown user perflog is not a problem: verify does not resolve User=/Group=.
   2. The lines that make it a supervised, hardened service are there: Type=notify, WatchdogSec=10,
      Restart=on-failure, User=perflog, StateDirectory=perflog, ProtectSystem=strict, ProtectHome,
-     PrivateTmp, NoNewPrivileges, an empty CapabilityBoundingSet= and AmbientCapabilities=.
+     PrivateTmp, NoNewPrivileges, an empty CapabilityBoundingSet= and AmbientCapabilities=, and
+     what lets the unprivileged sampler take its default SCHED_FIFO 1 or nice -10: LimitRTPRIO=1,
+     RestrictRealtime=no, LimitNICE=-10.
   3. `systemd-analyze security --offline=true` rates its exposure; the score is printed and must
      stay at or below MAX_EXPOSURE (1.4 when written; 0 is best, 10 worst).
 """
@@ -42,6 +44,9 @@ REQUIRED = [
     "NoNewPrivileges=yes",
     "CapabilityBoundingSet=",
     "AmbientCapabilities=",
+    "LimitRTPRIO=1",
+    "RestrictRealtime=no",
+    "LimitNICE=-10",
     "WantedBy=multi-user.target",
 ]
 

@@ -121,7 +121,7 @@ static void check_is_default(const struct cfg *c)
     CHECK_INT(c->hour_days, 1825);
     CHECK_INT(c->commit_interval_ms, 2000);
     CHECK_INT(c->max_held_ticks, 3600);
-    CHECK_INT(c->sampler_rt_priority, 0);
+    CHECK_INT(c->sampler_rt_priority, 1);
     CHECK_STR(c->auth_token, "");
     CHECK_INT(c->auth_read, 0);
     CHECK_INT(c->http_threads, 2);
