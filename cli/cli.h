@@ -43,6 +43,15 @@ int cmd_runs(const struct cli *c, int argc, char **argv);
 int cmd_report(const struct cli *c, int argc, char **argv);
 
 /*
+ * How many of the patterns pats[0..n) match no counter of the daemon (GET /api/v1/counters), each
+ * named on stderr as "perflog CMD: no counter matches 'P'"; -1 when the server failed (reported).
+ * ok (NULL, or n flags) is set to 1 for the patterns that match. Commands run the ones that match
+ * and exit 1 when some did not: a typo must not look like a quiet success.
+ */
+int cli_unmatched(const struct cli *c, const char *cmd, char *const *pats, int n,
+                  unsigned char *ok);
+
+/*
  * GET target (e.g. "/api/v1/health", query already encoded). On a 2xx answer fills *resp (free
  * with httpc_response_free) and returns 0. Otherwise prints one or two lines to stderr - the
  * connection problem with a hint, the server's {"error": ...} message, or the PERFLOG_TOKEN hint
@@ -103,6 +112,22 @@ char *cli_format_pct(double pct, char *buf, size_t cap);
 /* A sample value: integers in full, others with 6 significant digits or one decimal above 1000;
  * "-" for NaN (null). */
 char *cli_format_value(double v, char *buf, size_t cap);
+
+/*
+ * A --from/--to time (cli_time.c): every form of the HTTP API plus the local ones of
+ * tp_parse_time_local ("2026-12-01 19:55", "19:50", "yesterday 19:00", "today"), in the client's
+ * zone (or UTC when utc). 0, or -1 after a message naming cmd and opt.
+ */
+int cli_parse_time(const char *cmd, const char *opt, const char *s, int64_t now_ms, int utc,
+                   int64_t *out_ms);
+/* Both ends, and from <= to; 0 or CLI_EXIT_USAGE after a message (times in ISO 8601). */
+int cli_time_range(const char *cmd, const char *from, const char *to, int utc, int64_t *from_ms,
+                   int64_t *to_ms);
+/* Add name=TIME to the URL: the typed text when the server reads it the same ("now", "-10m"),
+ * else the instant as Unix seconds. 0 or -ENOMEM. */
+int cli_query_time(char **target, const char *name, const char *typed, int64_t ms);
+/* ms as ISO 8601 with the client's offset ("2026-12-01T19:55:00.000+01:00"), or UTC "...Z". */
+char *cli_format_iso(int64_t ms, int utc, char *buf, size_t cap);
 
 /* Milliseconds since the epoch, from the wall clock. */
 int64_t cli_now_ms(void);

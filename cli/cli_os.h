@@ -40,4 +40,12 @@ int cli_stderr_redraws(void);
  */
 int cli_path_size(const char *path, int64_t *bytes, int64_t *files, char *err, size_t cap);
 
+/*
+ * Why a database file cannot be opened for reading, in words, for the error message that SQLite
+ * gives as only "unable to open database file": "no such directory: DIR", "no such file", "is a
+ * directory", "permission denied", "read-only filesystem (SQLite cannot create DB-shm beside a WAL
+ * database)". Returns 1 with the reason in buf, or 0 when none of these is the cause.
+ */
+int cli_db_reason(const char *path, char *buf, size_t cap);
+
 #endif

@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <ftw.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 void cli_catch_interrupt(void (*fn)(int sig))
@@ -77,5 +79,54 @@ int cli_path_size(const char *path, int64_t *bytes, int64_t *files, char *err, s
     }
     *bytes = walk_bytes;
     *files = walk_files;
+    return 0;
+}
+
+/* The directory of path (".", or "/" for "/x") into buf. */
+static void dir_of(const char *path, char *buf, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        snprintf(buf, cap, ".");
+    else if (slash == path)
+        snprintf(buf, cap, "/");
+    else
+        snprintf(buf, cap, "%.*s", (int)(slash - path), path);
+}
+
+int cli_db_reason(const char *path, char *buf, size_t cap)
+{
+    struct statvfs vfs;
+    struct stat st;
+    char dir[4096], shm[4200];
+
+    dir_of(path, dir, sizeof(dir));
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT && stat(dir, &st) != 0) {
+            snprintf(buf, cap, "no such directory: %s", dir);
+            return 1;
+        }
+        if (errno == ENOENT || errno == ENOTDIR) {
+            snprintf(buf, cap, errno == ENOENT ? "no such file" : "not a directory: %s", dir);
+            return 1;
+        }
+        snprintf(buf, cap, "%s", strerror(errno));
+        return 1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(buf, cap, "is a directory");
+        return 1;
+    }
+    if (access(path, R_OK) != 0 || access(dir, X_OK) != 0) {
+        snprintf(buf, cap, "permission denied");
+        return 1;
+    }
+    snprintf(shm, sizeof(shm), "%s-shm", path);
+    if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY) && access(shm, F_OK) != 0) {
+        snprintf(buf, cap, "read-only filesystem (SQLite cannot create %s beside the database)",
+                 shm);
+        return 1;
+    }
     return 0;
 }

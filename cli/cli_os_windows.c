@@ -7,6 +7,7 @@
 
 #include <io.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <windows.h>
@@ -141,5 +142,27 @@ int cli_path_size(const char *path, int64_t *bytes, int64_t *files, char *err, s
     free(dir);
     *bytes = b;
     *files = f;
+    return 0;
+}
+
+int cli_db_reason(const char *path, char *buf, size_t cap)
+{
+    DWORD attr = GetFileAttributesA(path), e = GetLastError();
+
+    if (attr == INVALID_FILE_ATTRIBUTES) {
+        if (e == ERROR_PATH_NOT_FOUND)
+            snprintf(buf, cap, "no such directory");
+        else if (e == ERROR_FILE_NOT_FOUND)
+            snprintf(buf, cap, "no such file");
+        else if (e == ERROR_ACCESS_DENIED)
+            snprintf(buf, cap, "permission denied");
+        else
+            return 0;
+        return 1;
+    }
+    if (attr & FILE_ATTRIBUTE_DIRECTORY) {
+        snprintf(buf, cap, "is a directory");
+        return 1;
+    }
     return 0;
 }

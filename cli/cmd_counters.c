@@ -1,6 +1,7 @@
 /*
  * cmd_counters.c - `perflog counters [PATTERN]`: the counter paths the daemon knows, one per line,
- * as `typeperf -q` prints them, so its output can feed scripts written for typeperf.
+ * as `typeperf -q` prints them, so its output can feed scripts written for typeperf. A PATTERN
+ * that matches nothing exits 1, as it does in every command (cli_unmatched).
  */
 #include "cli.h"
 #include "term_escape.h"
@@ -49,7 +50,57 @@ static int parse_opts(int argc, char **argv, int *units, int *json)
     return -1;
 }
 
-static int print_paths(const struct cli *c, const struct http_response *r, int units)
+/* A pattern no counter matches, named the same way by every command. */
+static void no_match(const char *cmd, const char *pat, const char *why)
+{
+    fprintf(stderr, "perflog %s: no counter matches '%s'%s%s (perflog counters lists them)\n", cmd,
+            pat, why ? ": " : "", why ? why : "");
+}
+
+int cli_unmatched(const struct cli *c, const char *cmd, char *const *pats, int n, unsigned char *ok)
+{
+    int unmatched = 0;
+
+    for (int i = 0; i < n; i++) {
+        struct http_response r;
+        char *target = strdup("/api/v1/counters");
+        json_t *root;
+        int ret;
+
+        if (!target || cli_query_add(&target, "match", pats[i]) < 0) {
+            free(target);
+            fprintf(stderr, "perflog: out of memory\n");
+            return -1;
+        }
+        ret = cli_get_any(c, target, &r);
+        free(target);
+        if (ret)
+            return -1;
+        root = json_loadb(r.body, r.body_len, 0, NULL);
+        if (ok)
+            ok[i] = 0;
+        if (r.status == 400) { /* a malformed path: the server's message says why */
+            no_match(cmd, pats[i], cli_json_str(json_object_get(root, "error"), "message"));
+            unmatched++;
+        } else if (r.status < 200 || r.status > 299) {
+            cli_print_http_error(c, &r);
+            ret = -1;
+        } else if (json_array_size(json_object_get(root, "counters")) == 0) {
+            no_match(cmd, pats[i], NULL);
+            unmatched++;
+        } else if (ok) {
+            ok[i] = 1;
+        }
+        json_decref(root);
+        httpc_response_free(&r);
+        if (ret)
+            return -1;
+    }
+    return unmatched;
+}
+
+/* The paths of the answer; CLI_EXIT_FAIL when it is not a list. *count: how many. */
+static int print_paths(const struct cli *c, const struct http_response *r, int units, size_t *count)
 {
     json_t *root = json_loadb(r->body, r->body_len, 0, NULL);
     const json_t *list = json_object_get(root, "counters"), *v;
@@ -74,6 +125,7 @@ static int print_paths(const struct cli *c, const struct http_response *r, int u
         else
             printf("%s\n", term_escape(path, p, sizeof(p)));
     }
+    *count = json_array_size(list);
     json_decref(root);
     return CLI_EXIT_OK;
 }
@@ -82,6 +134,7 @@ int cmd_counters(const struct cli *c, int argc, char **argv)
 {
     int units = 0, json = 0, ret = parse_opts(argc, argv, &units, &json);
     struct http_response r;
+    size_t count = 1;
     char *target;
 
     if (ret >= 0)
@@ -99,7 +152,16 @@ int cmd_counters(const struct cli *c, int argc, char **argv)
     if (json)
         cli_print_body(&r);
     else
-        ret = print_paths(c, &r, units);
+        ret = print_paths(c, &r, units, &count);
+    if (json) { /* the answer as it is; an empty list still exits 1 */
+        json_t *root = json_loadb(r.body, r.body_len, 0, NULL);
+        count = json_array_size(json_object_get(root, "counters"));
+        json_decref(root);
+    }
     httpc_response_free(&r);
+    if (ret == 0 && count == 0 && optind < argc) {
+        no_match("counters", argv[optind], NULL);
+        ret = CLI_EXIT_FAIL;
+    }
     return ret;
 }

@@ -7,6 +7,7 @@
  * through the same export stream the server uses (web/export.c), so both give the same bytes.
  */
 #include "cli.h"
+#include "cli_os.h"
 #include "export.h"
 #include "pattern.h"
 #include "reader.h"
@@ -34,10 +35,13 @@ static const char help[] =
     "counters, e.g. '\\Memory\\*' or '\\PhysicalDisk(*)\\Disk Bytes/sec' (quote it for the "
     "shell).\n"
     "\n"
-    "  --from T           start: RFC 3339, Unix seconds, now, -10m, now-1h (default -1h)\n"
+    "  --from T           start: a local time ('2026-12-01 19:55', 19:50, today, 'yesterday\n"
+    "                     19:00'), RFC 3339 with a zone, Unix seconds, now, -10m, now-1h\n"
+    "                     (default -1h)\n"
     "  --to T             end, the same forms (default now)\n"
     "  --format csv|tsv   commas (default) or tabs\n"
-    "  --tz local|utc     timestamps and the header's zone in local time (default) or UTC\n"
+    "  --tz local|utc     timestamps, the header's zone and the local forms of --from/--to in\n"
+    "                     the client's local time (TZ; default, also through the daemon) or UTC\n"
     "  -t N               keep every Nth sample, like relog -t N\n"
     "  -o FILE            write FILE (complete or not at all) instead of standard output\n"
     "  --db PATH          read the database file PATH directly, without a daemon\n"
@@ -48,7 +52,9 @@ struct export_args {
     const char *from, *to, *format, *tz, *out, *db, *run, *every;
     char **pats;
     int npat;
-    struct export_opts opts; /* format, tz and every, checked */
+    unsigned char ok[EXPORT_MAX_PATTERNS]; /* the patterns that match a counter */
+    int unmatched;                         /* how many do not */
+    struct export_opts opts;               /* format, tz and every, checked */
 };
 
 static int parse_opts(int argc, char **argv, struct export_args *a)
@@ -131,6 +137,10 @@ static int check_args(struct export_args *a)
         fprintf(stderr, "perflog export: %s\n", why);
         return CLI_EXIT_USAGE;
     }
+    /* times are read in the zone of the log's timestamps: local (the client's) or UTC */
+    if (!a->run && cli_time_range("export", a->from ? a->from : "-1h", a->to ? a->to : "now",
+                                  a->opts.utc, &a->opts.from_ms, &a->opts.to_ms) != 0)
+        return CLI_EXIT_USAGE;
     if (a->npat == 0 && !a->run) {
         fprintf(stderr, "perflog export: give at least one counter pattern, e.g. '\\Memory\\*' "
                         "(perflog counters lists them)\n");
@@ -248,15 +258,17 @@ static char *build_target(const struct export_args *a)
     r = t ? 0 : -1;
 
     for (int i = 0; i < a->npat && r == 0; i++)
-        r = cli_query_add(&t, "counter", a->pats[i]);
-    if (r == 0 && a->from)
-        r = cli_query_add(&t, "from", a->from);
-    if (r == 0 && a->to)
-        r = cli_query_add(&t, "to", a->to);
+        if (!a->unmatched || a->ok[i])
+            r = cli_query_add(&t, "counter", a->pats[i]);
+    if (r == 0 && !a->run)
+        r = cli_query_time(&t, "from", a->from ? a->from : "-1h", a->opts.from_ms);
+    if (r == 0 && !a->run)
+        r = cli_query_time(&t, "to", a->to ? a->to : "now", a->opts.to_ms);
     if (r == 0 && a->format)
         r = cli_query_add(&t, "format", a->format);
-    if (r == 0 && a->tz)
-        r = cli_query_add(&t, "tz", a->tz);
+    /* UTC always: local times are the client's, written by rezone_write */
+    if (r == 0)
+        r = cli_query_add(&t, "tz", "utc");
     if (r == 0 && a->every)
         r = cli_query_add(&t, "every", a->every);
     if (r < 0) {
@@ -266,12 +278,114 @@ static char *build_target(const struct export_args *a)
     return t;
 }
 
-static int export_http(const struct cli *c, const struct export_args *a)
+/*
+ * Local time through the daemon, in the client's zone: the daemon is asked for UTC (tz=utc) and
+ * each row's time and the header's zone cell are written again here with the same csv.c calls
+ * `export --db` makes, so both give the same bytes whatever zone the daemon runs in.
+ */
+struct rezone {
+    struct sink *sink;
+    struct sbuf in, out, header; /* the partial line; a line rewritten; the header held back */
+    enum csv_format format;
+    int64_t from_ms; /* the header's zone instant when there are no rows */
+    int held;        /* the header is in `header`, waiting for the first row's time */
+};
+
+/* A row's first cell, "MM/DD/YYYY HH:MM:SS.mmm" in UTC, as ms; -1 when it is not one. */
+static int64_t utc_cell_ms(const char *cell, size_t len)
+{
+    char iso[32];
+    int64_t ms;
+
+    if (len != 25 || cell[0] != '"' || cell[24] != '"')
+        return -1;
+    snprintf(iso, sizeof(iso), "%.4s-%.2s-%.2sT%.12sZ", cell + 7, cell + 1, cell + 4, cell + 12);
+    return tp_parse_time(iso, strlen(iso), 0, &ms) == 0 ? ms : -1;
+}
+
+/* The held header with the zone cell for t_ms, then clear it. */
+static int rezone_header(struct rezone *z, int64_t t_ms)
+{
+    const char *h = z->header.s, *end = h ? memchr(h + 1, '"', z->header.len - 1) : NULL;
+    struct csv_zone zone;
+    int rc;
+
+    z->held = 0;
+    if (!end)
+        return sink_write(z->sink, h ? h : "", z->header.len);
+    end++;
+    z->out.len = 0;
+    csv_zone_at(0, t_ms, &zone);
+    csv_first_cell(&z->out, z->format, &zone);
+    sbuf_append(&z->out, end, z->header.len - (size_t)(end - h));
+    rc = sbuf_ok(&z->out) ? sink_write(z->sink, z->out.s, z->out.len) : -1;
+    z->header.len = 0;
+    return rc;
+}
+
+static int rezone_line(struct rezone *z, const char *line, size_t len)
+{
+    const char *sep = memchr(line + 1, '"', len > 1 ? len - 1 : 0);
+    int64_t t = sep ? utc_cell_ms(line, (size_t)(sep + 1 - line)) : -1;
+
+    if (t < 0) /* not a row (the header, or something unexpected): as it came */
+        return z->held ? (sbuf_append(&z->header, line, len), 0) : sink_write(z->sink, line, len);
+    if (z->held && rezone_header(z, t) < 0)
+        return -1;
+    z->out.len = 0;
+    csv_time_cell(&z->out, t, 0);
+    sbuf_append(&z->out, sep + 1, len - (size_t)(sep + 1 - line));
+    return sbuf_ok(&z->out) ? sink_write(z->sink, z->out.s, z->out.len) : -1;
+}
+
+static int rezone_write(void *arg, const char *data, size_t len)
+{
+    struct rezone *z = arg;
+    size_t start = 0;
+
+    sbuf_append(&z->in, data, len);
+    if (!sbuf_ok(&z->in))
+        return -1;
+    for (size_t i = 0; i < z->in.len; i++) {
+        if (z->in.s[i] != '\n')
+            continue;
+        if (rezone_line(z, z->in.s + start, i + 1 - start) < 0)
+            return -1;
+        start = i + 1;
+    }
+    memmove(z->in.s, z->in.s + start, z->in.len - start);
+    z->in.len -= start;
+    return 0;
+}
+
+/* The end: a header still held (no rows) gets the zone at `from`, a last partial line as is. */
+static int rezone_finish(struct rezone *z)
+{
+    int rc = 0;
+
+    if (z->held)
+        rc = rezone_header(z, z->from_ms);
+    if (rc == 0 && z->in.len)
+        rc = sink_write(z->sink, z->in.s, z->in.len);
+    sbuf_free(&z->in);
+    sbuf_free(&z->out);
+    sbuf_free(&z->header);
+    return rc;
+}
+
+static int export_http(const struct cli *c, struct export_args *a)
 {
     struct sink s = {0};
-    char *target = build_target(a);
+    char *target;
     int ret;
 
+    /* the patterns that match are exported; nothing at all when none does */
+    if (a->npat > 0) {
+        a->unmatched = cli_unmatched(c, "export", a->pats, a->npat, a->ok);
+        if (a->unmatched < 0 || a->unmatched == a->npat)
+            return CLI_EXIT_FAIL;
+    }
+    target = build_target(a);
     if (!target) {
         fprintf(stderr, "perflog: out of memory\n");
         return CLI_EXIT_FAIL;
@@ -280,11 +394,20 @@ static int export_http(const struct cli *c, const struct export_args *a)
         free(target);
         return CLI_EXIT_FAIL;
     }
-    ret = cli_get_stream(c, target, sink_write, &s);
+    if (a->opts.utc) {
+        ret = cli_get_stream(c, target, sink_write, &s);
+    } else {
+        struct rezone z = {.sink = &s, .format = a->opts.format, .held = 1};
+
+        z.from_ms = a->run ? cli_now_ms() : a->opts.from_ms;
+        ret = cli_get_stream(c, target, rezone_write, &z);
+        if (rezone_finish(&z) < 0 && ret == 0)
+            ret = CLI_EXIT_FAIL;
+    }
     free(target);
     if (sink_close(&s, ret == 0) < 0)
         ret = CLI_EXIT_FAIL;
-    return ret;
+    return ret == 0 && a->unmatched ? CLI_EXIT_FAIL : ret;
 }
 
 /* --- --db: the database file read directly --- */
@@ -323,26 +446,11 @@ static int64_t db_interval(struct reader *rd)
     return iv.v[iv.n / 2];
 }
 
-static int parse_time_arg(const char *name, const char *s, int64_t now, int64_t *out)
-{
-    int rc = tp_parse_time(s, strlen(s), now, out);
-
-    if (rc == 0)
-        return 0;
-    fprintf(stderr,
-            "perflog export: %s: cannot read '%s' as a time (%s; e.g. 2026-11-29T18:00:00Z, "
-            "1795974000, now, -10m, now-1h)\n",
-            name, s, rc == -ERANGE ? "out of range" : "bad syntax");
-    return -1;
-}
-
-/* Patterns and times of the command line into *o and pats (with --run: every counter when none is
- * given, and the times are the run's, set later); CLI_EXIT_USAGE or -1 to go on. */
-static int db_args(const struct export_args *a, struct pattern *pats, size_t *npat,
-                   struct export_opts *o)
+/* The patterns of the command line into pats (with --run: every counter when none is given; the
+ * times are in a->opts, or the run's, set later); CLI_EXIT_USAGE or -1 to go on. */
+static int db_args(const struct export_args *a, struct pattern *pats, size_t *npat)
 {
     static const char *const all[] = {"\\*(*)\\*", "\\*\\*"};
-    int64_t now = cli_now_ms();
 
     *npat = (size_t)a->npat;
     if (a->run && a->npat == 0) {
@@ -359,14 +467,6 @@ static int db_args(const struct export_args *a, struct pattern *pats, size_t *np
                     a->pats[i], why ? why : "invalid");
             return CLI_EXIT_USAGE;
         }
-    }
-    if (!a->run && (parse_time_arg("--from", a->from ? a->from : "-1h", now, &o->from_ms) < 0 ||
-                    parse_time_arg("--to", a->to ? a->to : "now", now, &o->to_ms) < 0))
-        return CLI_EXIT_USAGE;
-    if (o->from_ms > o->to_ms) {
-        fprintf(stderr, "perflog export: --from (%lld) is after --to (%lld)\n",
-                (long long)o->from_ms, (long long)o->to_ms);
-        return CLI_EXIT_USAGE;
     }
     return -1;
 }
@@ -393,6 +493,34 @@ static int pump(struct export_stream *x, struct sink *s)
     return n == 0 ? 0 : -1;
 }
 
+/* How many of the command line's patterns match no column of the log, each named; -1 on an error
+ * (reported). */
+static int db_unmatched(struct reader *rd, const struct export_args *a, const struct pattern *pats,
+                        int64_t run_pid, const struct export_opts *o)
+{
+    int unmatched = 0;
+
+    for (int i = 0; i < a->npat; i++) {
+        struct series_set one = {0};
+        int rc = export_columns(rd, NULL, &pats[i], 1, run_pid, o, &one);
+
+        if (rc < 0 && rc != -E2BIG) {
+            fprintf(stderr, "perflog export: %s\n",
+                    rc == -ENOMEM ? "out of memory" : reader_errmsg(rd));
+            return -1;
+        }
+        if (rc == 0 && one.n == 0) {
+            fprintf(stderr,
+                    "perflog export: no counter in %s matches '%s' (perflog counters "
+                    "lists them)\n",
+                    a->db, a->pats[i]);
+            unmatched++;
+        }
+        series_set_free(&one);
+    }
+    return unmatched;
+}
+
 static int export_db(const struct export_args *a)
 {
     struct pattern pats[EXPORT_MAX_PATTERNS];
@@ -404,12 +532,18 @@ static int export_db(const struct export_args *a)
     char err[512], host[256];
     size_t npat = 0;
     int64_t pid = -1;
-    int rc = db_args(a, pats, &npat, &o), ret = CLI_EXIT_FAIL;
+    int rc = db_args(a, pats, &npat), ret = CLI_EXIT_FAIL, unmatched;
 
     if (rc >= 0)
         return rc;
     if (reader_open(a->db, &rd, err, sizeof(err)) < 0) {
-        fprintf(stderr, "perflog export: %s\n", err);
+        char why[4400];
+
+        /* SQLite says only "unable to open database file": say which of the usual causes it is */
+        if (cli_db_reason(a->db, why, sizeof(why)))
+            fprintf(stderr, "perflog export: cannot open the database %s: %s\n", a->db, why);
+        else
+            fprintf(stderr, "perflog export: %s\n", err);
         return CLI_EXIT_FAIL;
     }
     if (reader_host(rd, host, sizeof(host)) == -EIO) {
@@ -439,6 +573,10 @@ static int export_db(const struct export_args *a)
                 rc == -ENOMEM ? "out of memory" : reader_errmsg(rd));
     if (rc < 0)
         goto out;
+    /* the patterns that match are exported; nothing at all when none does */
+    unmatched = db_unmatched(rd, a, pats, a->run ? (pid > 0 ? pid : -1) : 0, &o);
+    if (unmatched < 0 || (a->npat > 0 && unmatched == a->npat))
+        goto out;
     if (set.n == 0)
         fprintf(stderr,
                 "perflog export: no counter in %s matches (the log has only the time "
@@ -451,7 +589,7 @@ static int export_db(const struct export_args *a)
     if (sink_open(&s, a->out) < 0)
         goto out;
     rc = pump(x, &s);
-    ret = sink_close(&s, rc == 0) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+    ret = sink_close(&s, rc == 0) == 0 && unmatched == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 out:
     export_close(x);
     series_set_free(&set);

@@ -6,9 +6,13 @@
  *   "(PDH-CSV 4.0)","\\HOST\Memory\Dirty Bytes"
  *   "11/29/2026 18:00:01.000","1234.000000"
  *
- * The paths are resolved once at the start (/api/v1/counters), the header names them; then one
- * row per SI seconds from /api/v1/latest, paced on the daemon's ticks: a row is printed for a tick
- * newer than the last one printed and at least SI seconds after it, so no tick is printed twice.
+ * The paths are resolved once at the start (/api/v1/counters), the header names them; a path that
+ * matches nothing is reported as typeperf reports it and the others still run (exit 1 at the end).
+ * Then one row per SI seconds, paced on the daemon's ticks from /api/v1/latest: the first row is
+ * the first tick newer than the one current at the start, and each row a tick at least SI after
+ * the row before, so no tick is printed twice. A rate or a percentage in a row spans the whole SI
+ * (its ticks from /api/v1/data, the summed deltas over the summed elapsed time, as PDH computes it
+ * from two raw samples SI apart); a level (bytes, counts) is the newest value, as in typeperf.
  * SIGINT/SIGTERM finish the current line and exit 0, like Ctrl-C in typeperf.
  */
 #include "cli.h"
@@ -27,11 +31,12 @@
 
 #define POLL_MS          100
 #define MAX_URL_PATTERNS 32 /* counter= parameters the server takes in one request */
+#define BAD_PATH         "The following counter path is not valid: "
 
 static const char help[] =
     "usage: perflog typeperf PATH... [-si [[hh:]mm:]ss] [-sc COUNT] [-f CSV|TSV] [-o FILE]\n"
-    "                        [-cf FILE] [-y]\n"
-    "       perflog typeperf -q [OBJECT] | -qx [OBJECT]\n"
+    "                        [-cf FILE] [-s HOST] [-y]\n"
+    "       perflog typeperf -q [OBJECT] | -qx [OBJECT] [-o FILE]\n"
     "\n"
     "Print live counter values exactly as Windows typeperf writes them to its console: the\n"
     "\"(PDH-CSV 4.0)\" header with one \\\\HOST\\path column per counter, then one row per\n"
@@ -39,14 +44,21 @@ static const char help[] =
     "'\\Processor(*)\\% Processor Time', '\\Memory\\*' (quote it for the shell). Options are\n"
     "typeperf's, in any case (-si or -SI).\n"
     "\n"
-    "  -si T       seconds between rows, [[hh:]mm:]ss (default 1)\n"
+    "  -si T       seconds between rows, [[hh:]mm:]ss (default 1); rates and percentages are\n"
+    "              the averages over the T seconds, levels the newest value\n"
     "  -sc COUNT   print COUNT rows, then exit (default: until interrupted)\n"
     "  -f CSV|TSV  commas (default) or tabs\n"
-    "  -o FILE     write the rows to FILE instead of the console\n"
+    "  -o FILE     write the rows (or the -q list) to FILE instead of the console\n"
     "  -cf FILE    also the counter paths listed in FILE, one a line ('#' starts a comment)\n"
     "  -q [OBJECT] list the counters (of OBJECT), without instances, and exit\n"
     "  -qx [OBJECT] list the counters (of OBJECT) with their instances, and exit\n"
-    "  -y          accepted for typeperf's scripts; perflog never asks\n";
+    "  -s HOST     the daemon's own host (any of its names); another host's counters come\n"
+    "              from its own perflogd: perflog --server http://HOST:9931 typeperf ...\n"
+    "  -y          accepted for typeperf's scripts; perflog never asks\n"
+    "\n"
+    "A path that matches nothing is named (\"The following counter path is not valid\"), the\n"
+    "others still run, and the exit status is 1. A finished run ends with typeperf's line\n"
+    "\"The command completed successfully.\"\n";
 
 static volatile sig_atomic_t stop_signal;
 
@@ -81,8 +93,8 @@ static int get_json(const struct cli *c, const char *target, json_t **out)
     return 0;
 }
 
-/* -q / -qx: the counter paths, typeperf -q style. */
-static int query(const struct cli *c, const struct tp_args *a)
+/* -q / -qx: the counter paths, typeperf -q style, to `out`. */
+static int query(const struct cli *c, const struct tp_args *a, FILE *out)
 {
     struct tp_list seen = {0};
     const json_t *list, *v;
@@ -112,7 +124,7 @@ static int query(const struct cli *c, const struct tp_args *a)
             break;
         }
         if (n == 1)
-            printf("%s\n", term_escape(path, shown, sizeof(shown)));
+            fprintf(out, "%s\r\n", term_escape(path, shown, sizeof(shown))); /* CRLF, as typeperf */
     }
     if (ret == 0 && seen.n == 0 && a->query_object) {
         fprintf(stderr, "perflog typeperf: no object '%s' (perflog typeperf -q lists them all)\n",
@@ -124,22 +136,68 @@ static int query(const struct cli *c, const struct tp_args *a)
     return ret;
 }
 
-static void no_valid_counters(const char *path, const char *why)
+/* The columns: concrete paths, and whether each is averaged over -si (a rate or a percentage). */
+struct columns {
+    struct tp_list paths;
+    unsigned char *avg; /* paths.n flags */
+    size_t cap;
+};
+
+static int columns_add(struct columns *cols, const char *path, const char *kind)
 {
-    fprintf(stderr, "perflog typeperf: %s: %s\nError: No valid counters.\n", path, why);
+    int rc = tp_list_add(&cols->paths, path, strlen(path));
+
+    if (rc <= 0)
+        return rc;
+    if (cols->paths.n > cols->cap) {
+        size_t cap = cols->cap ? cols->cap * 2 : 16;
+        unsigned char *avg = realloc(cols->avg, cap);
+        if (!avg)
+            return -ENOMEM;
+        cols->avg = avg;
+        cols->cap = cap;
+    }
+    cols->avg[cols->paths.n - 1] = kind && (!strcmp(kind, "rate") || !strcmp(kind, "percent"));
+    return 1;
 }
 
-/* The concrete paths of one pattern, added to *cols. 0, or CLI_EXIT_FAIL after a message. */
-static int resolve_one(const struct cli *c, const char *pat, struct tp_list *cols)
+static void columns_free(struct columns *cols)
+{
+    tp_list_free(&cols->paths);
+    free(cols->avg);
+    memset(cols, 0, sizeof(*cols));
+}
+
+static void bad_path(const char *path, const char *why)
+{
+    fprintf(stderr, BAD_PATH "%s\nperflog typeperf: %s\n", path, why);
+}
+
+/*
+ * The concrete paths of one pattern, added to *cols. 0, 1 when it names nothing here (reported),
+ * or CLI_EXIT_FAIL after a message (the server failed).
+ */
+static int resolve_one(const struct cli *c, const char *daemon_host, const char *pat,
+                       struct columns *cols)
 {
     struct http_response r;
     const json_t *list, *v;
     json_t *root, *e;
-    char *target = strdup("/api/v1/counters");
-    size_t i;
+    char *target = strdup("/api/v1/counters"), why[512];
+    const char *host, *rest = tp_split_host(pat, &host, &(size_t){0});
+    size_t hostlen = host ? (size_t)(rest - host) : 0, i;
     int ret;
 
-    if (!target || cli_query_add(&target, "match", pat) < 0) {
+    if (host && !tp_is_local_host(host, hostlen, daemon_host)) {
+        free(target);
+        snprintf(why, sizeof(why),
+                 "%.*s is not the host of %s (%s); another host's counters come from its own "
+                 "perflogd: perflog --server http://%.*s:9931 typeperf ...",
+                 (int)hostlen, host, c->server, daemon_host, (int)hostlen, host);
+        bad_path(pat, why);
+        return 1;
+    }
+    if (!target || cli_query_add(&target, "match", rest) < 0) {
         free(target);
         fprintf(stderr, "perflog: out of memory\n");
         return CLI_EXIT_FAIL;
@@ -151,9 +209,9 @@ static int resolve_one(const struct cli *c, const char *pat, struct tp_list *col
     root = json_loadb(r.body, r.body_len, 0, NULL);
     if (r.status == 400) { /* a malformed path: the server says what is wrong with it */
         e = json_object_get(root, "error");
-        no_valid_counters(pat, cli_json_str(e, "message") ? cli_json_str(e, "message")
-                                                          : "not a counter path");
-        ret = CLI_EXIT_FAIL;
+        bad_path(pat,
+                 cli_json_str(e, "message") ? cli_json_str(e, "message") : "not a counter path");
+        ret = 1;
     } else if (r.status < 200 || r.status > 299) {
         cli_print_http_error(c, &r);
         ret = CLI_EXIT_FAIL;
@@ -162,15 +220,15 @@ static int resolve_one(const struct cli *c, const char *pat, struct tp_list *col
         json_array_foreach(list, i, v)
         {
             const char *path = cli_json_str(v, "path");
-            if (path && tp_list_add(cols, path, strlen(path)) < 0) {
+            if (path && columns_add(cols, path, cli_json_str(v, "kind")) < 0) {
                 fprintf(stderr, "perflog: out of memory\n");
                 ret = CLI_EXIT_FAIL;
                 break;
             }
         }
         if (ret == 0 && json_array_size(list) == 0) {
-            no_valid_counters(pat, "no such counter (perflog typeperf -q lists them)");
-            ret = CLI_EXIT_FAIL;
+            bad_path(pat, "no counter matches it (perflog typeperf -q lists them)");
+            ret = 1;
         }
     }
     json_decref(root);
@@ -180,7 +238,7 @@ static int resolve_one(const struct cli *c, const char *pat, struct tp_list *col
 
 struct live_state {
     const struct cli *c;
-    const struct tp_list *cols;
+    const struct columns *cols;
     char *target;        /* /api/v1/latest?counter=... */
     double *vals;        /* one per column */
     int64_t interval_ms; /* the daemon's sampling interval */
@@ -263,12 +321,12 @@ static int fetch_latest(struct live_state *st, int64_t *t_ms)
         return CLI_EXIT_FAIL;
     }
     *t_ms = json_integer_value(json_object_get(root, "t_ms"));
-    for (i = 0; i < st->cols->n; i++)
+    for (i = 0; i < st->cols->paths.n; i++)
         st->vals[i] = NAN;
     json_array_foreach(list, i, v)
     {
         const char *path = cli_json_str(v, "path");
-        long col = path ? find_col(st->cols, path, hint) : -1;
+        long col = path ? find_col(&st->cols->paths, path, hint) : -1;
         if (col >= 0) {
             st->vals[col] = cli_json_num(v, "value");
             hint = (size_t)col + 1;
@@ -276,6 +334,84 @@ static int fetch_latest(struct live_state *st, int64_t *t_ms)
     }
     json_decref(root);
     return 0;
+}
+
+/* The rates of one /api/v1/data answer over (since_ms, ...] into st->vals. */
+static void window_rates(struct live_state *st, const json_t *root, int64_t since_ms)
+{
+    const json_t *tsa = json_object_get(root, "timestamps"),
+                 *series = json_object_get(root, "series"), *s;
+    size_t n = json_array_size(tsa), i, hint = 0;
+    int64_t *ts = calloc(n + 1, sizeof(*ts));
+    double *v = calloc(n + 1, sizeof(*v));
+
+    if (!ts || !v || n == 0)
+        goto out;
+    for (i = 0; i < n; i++)
+        ts[i] = (int64_t)json_number_value(json_array_get(tsa, i));
+    json_array_foreach(series, i, s)
+    {
+        const char *path = cli_json_str(s, "path");
+        const json_t *vals = json_object_get(s, "values");
+        long col = path ? find_col(&st->cols->paths, path, hint) : -1;
+
+        if (col < 0 || json_array_size(vals) != n)
+            continue;
+        hint = (size_t)col + 1;
+        for (size_t k = 0; k < n; k++) {
+            const json_t *x = json_array_get(vals, k);
+            v[k] = json_is_number(x) ? json_number_value(x) : NAN;
+        }
+        st->vals[col] = tp_window_rate(ts, v, n, since_ms);
+    }
+out:
+    free(ts);
+    free(v);
+}
+
+/*
+ * A row spanning more than one tick: its rates and percentages over the ticks of (since_ms, t_ms]
+ * from /api/v1/data, a request per MAX_URL_PATTERNS columns. 0 or CLI_EXIT_FAIL after a message.
+ */
+static int window_fill(struct live_state *st, int64_t since_ms, int64_t t_ms)
+{
+    const struct columns *cols = st->cols;
+    char from[32], to[32];
+    size_t i = 0;
+    int ret = 0;
+
+    snprintf(from, sizeof(from), "%.3f", (double)(since_ms + 1) / 1000.0);
+    snprintf(to, sizeof(to), "%.3f", (double)t_ms / 1000.0);
+    while (ret == 0 && i < cols->paths.n) {
+        char *target = strdup("/api/v1/data");
+        size_t added = 0;
+        json_t *root;
+
+        for (; target && i < cols->paths.n && added < MAX_URL_PATTERNS; i++) {
+            if (!cols->avg[i])
+                continue;
+            if (cli_query_add(&target, "counter", cols->paths.v[i]) < 0) {
+                free(target);
+                target = NULL;
+            }
+            added++;
+        }
+        if (target &&
+            (cli_query_add(&target, "from", from) < 0 || cli_query_add(&target, "to", to) < 0)) {
+            free(target);
+            target = NULL;
+        }
+        if (!target) {
+            fprintf(stderr, "perflog: out of memory\n");
+            return CLI_EXIT_FAIL;
+        }
+        if (added && (ret = get_json(st->c, target, &root)) == 0) {
+            window_rates(st, root, since_ms);
+            json_decref(root);
+        }
+        free(target);
+    }
+    return ret;
 }
 
 /* Write and flush b; 0 or CLI_EXIT_FAIL after a message. */
@@ -298,25 +434,32 @@ static void install_signals(void)
 /* The rows, until -sc or a signal. */
 static int rows(struct live_state *st, const struct tp_args *a, FILE *out, const char *name)
 {
-    enum csv_format f = a->tsv ? CSV_TAB : CSV_COMMA;
     int64_t last = 0, t = 0, gap = a->si_ms - st->interval_ms / 2;
+    int spans = a->si_ms > st->interval_ms + st->interval_ms / 2; /* a row covers >1 tick */
     struct sbuf b = {0};
     long printed = 0;
-    int ret = 0;
+    int ret = 0, r;
 
+    /* The tick current now is old: the first row is the first tick after it. */
+    r = fetch_latest(st, &t);
+    if (r == CLI_EXIT_FAIL) {
+        sbuf_free(&b);
+        return r;
+    }
+    if (r == 0)
+        last = t;
     while (!stop_signal && (a->sc == 0 || printed < a->sc)) {
-        int r = fetch_latest(st, &t);
         int64_t wait;
 
+        r = fetch_latest(st, &t);
         if (r == CLI_EXIT_FAIL) {
             ret = r;
             break;
         }
-        if (r == 0 && (printed == 0 || (t > last && t - last >= gap))) {
-            csv_time_cell(&b, t, 0);
-            for (size_t i = 0; i < st->cols->n; i++)
-                csv_value_cell(&b, f, st->vals[i]);
-            csv_end_line(&b);
+        if (r == 0 && t > last && (last == 0 || t - last >= gap)) {
+            if (spans && last && (ret = window_fill(st, last, t)) != 0)
+                break;
+            tp_format_row(&b, a->tsv, t, st->vals, st->cols->paths.n);
             if ((ret = emit(out, name, &b)) != 0)
                 break;
             last = t;
@@ -324,7 +467,7 @@ static int rows(struct live_state *st, const struct tp_args *a, FILE *out, const
             continue;
         }
         /* the next tick due is about SI after the last row: sleep until then, then poll */
-        wait = printed ? last + a->si_ms - cli_now_ms() : 0;
+        wait = last ? last + a->si_ms - cli_now_ms() : 0;
         if (wait > a->si_ms)
             wait = a->si_ms;
         sleep_ms(wait > POLL_MS ? wait : POLL_MS);
@@ -333,48 +476,111 @@ static int rows(struct live_state *st, const struct tp_args *a, FILE *out, const
     return ret;
 }
 
+/* Is -s HOST the daemon's host? 0, or CLI_EXIT_FAIL after saying what to do instead. */
+static int check_server_host(const struct cli *c, const struct tp_args *a, const char *daemon_host)
+{
+    if (!a->server_host || tp_is_local_host(a->server_host, strlen(a->server_host), daemon_host))
+        return 0;
+    fprintf(stderr,
+            "perflog typeperf: -s %s: %s is the perflogd of host %s; another host's counters "
+            "come from its own perflogd: perflog --server http://%s:9931 typeperf ...\n",
+            a->server_host, c->server, daemon_host, a->server_host);
+    return CLI_EXIT_FAIL;
+}
+
+/* Open -o FILE (or the console). NULL after a message. */
+static FILE *open_out(const struct tp_args *a)
+{
+    FILE *out = a->out ? fopen(a->out, "wb") : stdout;
+
+    if (!out)
+        fprintf(stderr, "perflog typeperf: cannot write %s: %s\n", a->out, strerror(errno));
+    return out;
+}
+
+/* Close -o FILE; ret, or CLI_EXIT_FAIL when the file could not be completed. */
+static int close_out(const struct tp_args *a, FILE *out, int ret)
+{
+    if (out && out != stdout && fclose(out) != 0 && ret == 0) {
+        fprintf(stderr, "perflog typeperf: cannot write %s: %s\n", a->out, strerror(errno));
+        ret = CLI_EXIT_FAIL;
+    }
+    return ret;
+}
+
 static int live(const struct cli *c, const struct tp_args *a, const struct tp_list *pats)
 {
-    struct tp_list cols = {0};
+    struct columns cols = {0};
     struct live_state st = {.c = c, .cols = &cols};
     struct sbuf b = {0};
     const char *name = a->out ? a->out : "the console";
-    FILE *out = stdout;
-    int ret = health(&st);
+    FILE *out = NULL;
+    int ret = health(&st), invalid = 0;
 
-    for (size_t i = 0; ret == 0 && i < pats->n; i++)
-        ret = resolve_one(c, pats->v[i], &cols);
+    if (ret == 0)
+        ret = check_server_host(c, a, st.host);
+    for (size_t i = 0; ret == 0 && i < pats->n; i++) {
+        ret = resolve_one(c, st.host, pats->v[i], &cols);
+        if (ret == 1) {
+            invalid++;
+            ret = 0;
+        }
+    }
+    if (ret == 0 && cols.paths.n == 0) {
+        fprintf(stderr, "Error: No valid counters.\n");
+        ret = CLI_EXIT_FAIL;
+    }
     if (ret == 0) {
         st.target = latest_target(pats);
-        st.vals = calloc(cols.n + 1, sizeof(*st.vals));
+        st.vals = calloc(cols.paths.n + 1, sizeof(*st.vals));
         if (!st.target || !st.vals) {
             fprintf(stderr, "perflog: out of memory\n");
             ret = CLI_EXIT_FAIL;
         }
     }
-    if (ret == 0 && a->out && !(out = fopen(a->out, "wb"))) {
-        fprintf(stderr, "perflog typeperf: cannot write %s: %s\n", a->out, strerror(errno));
+    if (ret == 0 && !(out = open_out(a)))
         ret = CLI_EXIT_FAIL;
-    }
     if (ret == 0) {
         install_signals();
-        /* typeperf's console header: the first cell without the zone */
-        csv_first_cell(&b, a->tsv ? CSV_TAB : CSV_COMMA, NULL);
-        for (size_t i = 0; i < cols.n; i++)
-            csv_path_cell(&b, a->tsv ? CSV_TAB : CSV_COMMA, st.host, cols.v[i]);
-        csv_end_line(&b);
+        tp_format_header(&b, a->tsv, st.host, cols.paths.v, cols.paths.n);
         ret = emit(out, name, &b);
         if (ret == 0)
             ret = rows(&st, a, out, name);
     }
-    if (out != stdout && out && fclose(out) != 0 && ret == 0) {
-        fprintf(stderr, "perflog typeperf: cannot write %s: %s\n", a->out, strerror(errno));
-        ret = CLI_EXIT_FAIL;
+    ret = close_out(a, out, ret);
+    if (ret == 0) {
+        fputs(TP_COMPLETED, stdout);
+        fflush(stdout);
     }
     sbuf_free(&b);
     free(st.target);
     free(st.vals);
-    tp_list_free(&cols);
+    columns_free(&cols);
+    return ret == 0 && invalid ? CLI_EXIT_FAIL : ret;
+}
+
+/* -q / -qx, to the console or -o FILE. */
+static int query_out(const struct cli *c, const struct tp_args *a)
+{
+    struct live_state st = {.c = c};
+    FILE *out = NULL;
+    int ret = a->server_host ? health(&st) : 0;
+
+    if (ret == 0 && a->server_host)
+        ret = check_server_host(c, a, st.host);
+    if (ret)
+        return ret;
+    out = open_out(a);
+    ret = out ? query(c, a, out) : CLI_EXIT_FAIL;
+
+    if (out && fflush(out) != 0 && ret == 0) {
+        fprintf(stderr, "perflog typeperf: cannot write %s: %s\n", a->out ? a->out : "the console",
+                strerror(errno));
+        ret = CLI_EXIT_FAIL;
+    }
+    ret = close_out(a, out, ret);
+    if (ret == 0)
+        fputs(TP_COMPLETED, stdout);
     return ret;
 }
 
@@ -403,7 +609,7 @@ int cmd_typeperf(const struct cli *c, int argc, char **argv)
         }
     }
     if (ret == 0 && a.query != TP_QUERY_NONE)
-        ret = query(c, &a);
+        ret = query_out(c, &a);
     else if (ret == 0 && a.paths.n == 0) {
         fprintf(stderr, "perflog typeperf: give at least one counter path, e.g. "
                         "'\\Processor(_Total)\\%% Processor Time' (or -cf FILE)\n");

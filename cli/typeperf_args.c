@@ -1,10 +1,13 @@
 /*
  * typeperf_args.c - the pure parts of `perflog typeperf`; see typeperf.h.
  */
+#include "csv.h"
 #include "printf_attr.h"
+#include "sbuf.h"
 #include "typeperf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +180,13 @@ static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *
             a->query_object = argv[++*i];
         return 0;
     }
+    if (!strcasecmp(name, "s")) {
+        if (!(a->server_host = need_value(argc, argv, i, opt, err, errlen)))
+            return -1;
+        if (a->server_host[0] == '\\' && a->server_host[1] == '\\')
+            a->server_host += 2; /* typeperf takes "-s \\\\HOST" too */
+        return 0;
+    }
     if (!strcasecmp(name, "y")) {
         a->yes = 1;
         return 0;
@@ -283,4 +293,83 @@ int tp_object_matches(const char *want, const char *object)
     if (*want == '\\')
         want++;
     return strcasecmp(want, object) == 0;
+}
+
+const char *tp_split_host(const char *path, const char **host, size_t *hostlen)
+{
+    const char *end;
+
+    *host = NULL;
+    *hostlen = 0;
+    if (path[0] != '\\' || path[1] != '\\')
+        return path;
+    end = strchr(path + 2, '\\');
+    if (!end)
+        end = path + strlen(path);
+    *host = path + 2;
+    *hostlen = (size_t)(end - (path + 2));
+    return end;
+}
+
+/* Is a[0..alen) the first label of b (b continuing with '.')? */
+static int first_label_of(const char *a, size_t alen, const char *b)
+{
+    return alen > 0 && !strncasecmp(a, b, alen) && b[alen] == '.' && !memchr(a, '.', alen);
+}
+
+int tp_is_local_host(const char *name, size_t len, const char *daemon_host)
+{
+    static const char *const self[] = {"localhost", "127.0.0.1", "::1", "."};
+    size_t dlen = daemon_host ? strlen(daemon_host) : 0;
+    const char *dot;
+
+    for (size_t i = 0; i < sizeof(self) / sizeof(self[0]); i++)
+        if (strlen(self[i]) == len && !strncasecmp(self[i], name, len))
+            return 1;
+    if (!dlen || !len)
+        return 0;
+    if (dlen == len && !strncasecmp(name, daemon_host, len))
+        return 1;
+    if (first_label_of(name, len, daemon_host))
+        return 1;
+    dot = memchr(name, '.', len);
+    return dot && (size_t)(dot - name) == dlen && !strncasecmp(name, daemon_host, dlen) &&
+           !strchr(daemon_host, '.');
+}
+
+double tp_window_rate(const int64_t *ts, const double *v, size_t n, int64_t since_ms)
+{
+    double sum = 0, elapsed = 0;
+    int64_t prev = since_ms;
+
+    for (size_t i = 0; i < n; i++) {
+        int64_t dt = ts[i] - prev;
+
+        prev = ts[i];
+        if (isnan(v[i]) || dt <= 0)
+            continue;
+        sum += v[i] * (double)dt;
+        elapsed += (double)dt;
+    }
+    return elapsed > 0 ? sum / elapsed : NAN;
+}
+
+void tp_format_header(struct sbuf *b, int tsv, const char *host, char *const *paths, size_t n)
+{
+    enum csv_format f = tsv ? CSV_TAB : CSV_COMMA;
+
+    csv_first_cell(b, f, NULL); /* the console's first cell has no zone */
+    for (size_t i = 0; i < n; i++)
+        csv_path_cell(b, f, host, paths[i]);
+    csv_end_line(b);
+}
+
+void tp_format_row(struct sbuf *b, int tsv, int64_t t_ms, const double *vals, size_t n)
+{
+    enum csv_format f = tsv ? CSV_TAB : CSV_COMMA;
+
+    csv_time_cell(b, t_ms, 0);
+    for (size_t i = 0; i < n; i++)
+        csv_value_cell(b, f, vals[i]);
+    csv_end_line(b);
 }

@@ -960,7 +960,9 @@ static long parse_smbclient(const char *text, size_t len, struct tool_claim *out
         const char *s = line_str(&l, buf, sizeof(buf)), *a = NULL, *p;
         double avg;
 
-        if (strncmp(s, "putting file ", 13) != 0 && strncmp(s, "getting file ", 13) != 0)
+        /* length first, then memcmp: GCC 12 at -O3 mistakes a strncmp here for one against "" */
+        if (strlen(s) < 13 ||
+            (memcmp(s, "putting file ", 13) != 0 && memcmp(s, "getting file ", 13) != 0))
             continue;
         /* the last "(average ": a file name may hold the words too */
         for (p = strstr(s, "(average "); p; p = strstr(p + 1, "(average "))

@@ -324,3 +324,153 @@ char *tp_format_utc(int64_t ms, char *buf, size_t cap)
                  (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60), (int)rem);
     return buf;
 }
+
+/* "hh:mm[:ss[.frac]]" filling s[0..len), as ms since midnight. */
+static int parse_clock(const char *s, size_t len, int64_t *out_ms)
+{
+    int h, mi, sec = 0;
+    int64_t frac_ms = 0;
+    size_t i = 5;
+
+    if (len < 5 || s[2] != ':')
+        return -EINVAL;
+    h = fixed_digits(s, 2);
+    mi = fixed_digits(s + 3, 2);
+    if (len > 5) {
+        if (len < 8 || s[5] != ':')
+            return -EINVAL;
+        sec = fixed_digits(s + 6, 2);
+        i = 8;
+        if (parse_fraction(s, len, &i, &frac_ms) < 0 || i != len)
+            return -EINVAL;
+    }
+    if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
+        return -EINVAL;
+    *out_ms = ((h * 60 + mi) * 60 + sec) * MS_PER_S + frac_ms;
+    return 0;
+}
+
+/* "YYYY-MM-DD" at s as days since 1970-01-01. */
+static int parse_date(const char *s, size_t len, int64_t *days)
+{
+    int y, mo, d;
+
+    if (len < 10 || s[4] != '-' || s[7] != '-')
+        return -EINVAL;
+    y = fixed_digits(s, 4);
+    mo = fixed_digits(s + 5, 2);
+    d = fixed_digits(s + 8, 2);
+    if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo))
+        return -EINVAL;
+    *days = days_from_civil(y, mo, d);
+    return 0;
+}
+
+/* A zone's offset kept within a day either way, so that no sum with it can overflow. */
+static int clamp_offset(int off_min)
+{
+    return off_min < -1440 ? -1440 : off_min > 1440 ? 1440 : off_min;
+}
+
+/* A local wall-clock time (ms since 1970-01-01 as if it were UTC) to UTC: the offset at a first
+ * guess, then at the result, which settles the instants near a DST change. */
+static int64_t local_to_utc(int64_t local_ms, const struct tp_zone *z)
+{
+    int64_t guess =
+        local_ms - (int64_t)clamp_offset(z->offset_min(local_ms, z->arg)) * 60 * MS_PER_S;
+    int off2 = clamp_offset(z->offset_min(guess, z->arg));
+    int64_t second = local_ms - (int64_t)off2 * 60 * MS_PER_S;
+
+    /* a time a DST change skips or repeats: the first guess's reading */
+    if (clamp_offset(z->offset_min(second, z->arg)) != off2)
+        return guess;
+    return second;
+}
+
+/* Is s[0..len) the word w, followed by the end or a space (then *rest is past it)? */
+static int word(const char *s, size_t len, const char *w, size_t *rest)
+{
+    size_t n = 0;
+
+    while (w[n])
+        n++;
+    if (len < n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != w[i])
+            return 0;
+    if (len == n || s[n] == ' ') {
+        *rest = len == n ? n : n + 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Has the RFC 3339 form at s a zone suffix (Z or an offset) after the time? */
+static int has_zone(const char *s, size_t len)
+{
+    return len > 19 &&
+           (s[len - 1] == 'Z' || s[len - 1] == 'z' ||
+            (len >= 25 && (s[len - 6] == '+' || s[len - 6] == '-') && s[len - 3] == ':'));
+}
+
+int tp_parse_time_local(const char *s, size_t len, int64_t now_ms, const struct tp_zone *zone,
+                        int64_t *out_ms)
+{
+    int64_t days, clock_ms = 0, local_now, ms;
+    size_t rest = 0;
+    int rc;
+
+    if (!zone || len == 0)
+        return tp_parse_time(s, len, now_ms, out_ms);
+    /* today's local date, for the forms that need it; a "now" outside the years the parser
+     * knows has none */
+    if (now_ms >= TP_MIN_MS - MS_PER_DAY && now_ms <= TP_MAX_MS + MS_PER_DAY) {
+        local_now =
+            now_ms + (int64_t)clamp_offset(zone->offset_min(now_ms, zone->arg)) * 60 * MS_PER_S;
+        days = (local_now >= 0 ? local_now : local_now - MS_PER_DAY + 1) / MS_PER_DAY;
+    } else {
+        days = INT64_MIN;
+    }
+    if (word(s, len, "today", &rest) || word(s, len, "yesterday", &rest)) {
+        if (s[0] == 'y')
+            days--;
+        if (rest < len && (rc = parse_clock(s + rest, len - rest, &clock_ms)) < 0)
+            return rc;
+    } else if (len >= 5 && s[2] == ':') {
+        if ((rc = parse_clock(s, len, &clock_ms)) < 0)
+            return rc;
+    } else if (len >= 10 && s[4] == '-' && !has_zone(s, len)) {
+        if ((rc = parse_date(s, len, &days)) < 0)
+            return rc;
+        if (len > 10) {
+            if (s[10] != 'T' && s[10] != 't' && s[10] != ' ')
+                return -EINVAL;
+            if ((rc = parse_clock(s + 11, len - 11, &clock_ms)) < 0)
+                return rc;
+        }
+    } else {
+        return tp_parse_time(s, len, now_ms, out_ms);
+    }
+    if (days < -1 || days > TP_MAX_MS / MS_PER_DAY + 1) /* also no date for "today" */
+        return -ERANGE;
+    ms = local_to_utc(days * MS_PER_DAY + clock_ms, zone);
+    if (ms < TP_MIN_MS || ms > TP_MAX_MS)
+        return -ERANGE;
+    *out_ms = ms;
+    return 0;
+}
+
+char *tp_format_offset(int64_t ms, int off_min, int utc_z, char *buf, size_t cap)
+{
+    int a = off_min < 0 ? -off_min : off_min;
+
+    tp_format_utc(ms + (int64_t)off_min * 60 * MS_PER_S, buf, cap);
+    if (cap >= 30 && !(utc_z && off_min == 0)) {
+        size_t n = 0;
+        while (buf[n] && buf[n] != 'Z')
+            n++;
+        snprintf(buf + n, cap - n, "%c%02d:%02d", off_min < 0 ? '-' : '+', a / 60, a % 60);
+    }
+    return buf;
+}

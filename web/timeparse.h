@@ -27,6 +27,32 @@
  */
 int tp_parse_time(const char *s, size_t len, int64_t now_ms, int64_t *out_ms);
 
+/*
+ * The local time zone for tp_parse_time_local, as a function (so this file stays pure): the
+ * offset in minutes (local = UTC + offset) in force at the UTC instant utc_ms.
+ */
+struct tp_zone {
+    int (*offset_min)(int64_t utc_ms, void *arg);
+    void *arg;
+};
+
+/*
+ * tp_parse_time plus the local-time forms people type, read in `zone`:
+ *   "2026-12-01 19:55:00", "2026-12-01T19:55" (seconds and fraction optional, no zone suffix),
+ *   "2026-12-01" (midnight), "19:50" / "19:50:30" (today), "today", "yesterday" (midnight) and
+ *   "today 19:00" / "yesterday 19:00".
+ * A local time that a DST change skips or repeats is read with the offset of one side of the
+ * change (which one is not promised). Everything
+ * tp_parse_time accepts means the same here. Returns as tp_parse_time. Thread-safe if the zone
+ * function is.
+ */
+int tp_parse_time_local(const char *s, size_t len, int64_t now_ms, const struct tp_zone *zone,
+                        int64_t *out_ms);
+
+/* ms as ISO 8601 with the offset off_min ("2026-12-01T19:55:00.000+01:00", "...Z" for 0 when
+ * utc_z) into buf (at least 30 bytes). Returns buf. */
+char *tp_format_offset(int64_t ms, int off_min, int utc_z, char *buf, size_t cap);
+
 /* Parse a positive duration (> 0, at most 10 years). Returns 0 and sets *out_ms, or -EINVAL /
  * -ERANGE with *out_ms untouched. Thread-safe.
  * A whole number with an optional unit, seconds by default. Zero ("0", "0s") is -EINVAL; "10 years"

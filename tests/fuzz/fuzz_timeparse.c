@@ -2,7 +2,8 @@
  * fuzz_timeparse.c - libFuzzer target for timeparse.c. Beyond "no crash, no UB", it checks what
  * must hold for every input: only documented errors, *out untouched on failure, results inside
  * 1970..9999, durations inside (0, 10 years], and that a parsed time formats to an RFC 3339 string
- * that parses back to the same millisecond.
+ * that parses back to the same millisecond. tp_parse_time_local, in zones with fixed offsets (also
+ * absurd ones) and one whose offset changes, keeps the same promises.
  */
 #include "timeparse.h"
 
@@ -36,6 +37,39 @@ static void check_time(const char *s, size_t len, int64_t now_ms)
         __builtin_trap();
 }
 
+static int fixed_offset(int64_t utc_ms, void *arg)
+{
+    (void)utc_ms;
+    return *(const int *)arg;
+}
+
+/* +60 before an instant, +120 from it: a DST change. */
+static int changing_offset(int64_t utc_ms, void *arg)
+{
+    (void)arg;
+    return utc_ms < INT64_C(1782694800000) ? 60 : 120;
+}
+
+static void check_local(const char *s, size_t len, int64_t now_ms)
+{
+    static int offsets[] = {0, 60, -480, 330, 100000, -100000};
+    int64_t ms;
+
+    for (size_t i = 0; i <= sizeof(offsets) / sizeof(offsets[0]); i++) {
+        struct tp_zone z = {fixed_offset, &offsets[i % 6]};
+        int rc;
+
+        if (i == sizeof(offsets) / sizeof(offsets[0]))
+            z.offset_min = changing_offset;
+        ms = SENTINEL;
+        rc = tp_parse_time_local(s, len, now_ms, &z, &ms);
+        if (rc != 0 && ((rc != -EINVAL && rc != -ERANGE) || ms != SENTINEL))
+            __builtin_trap();
+        if (rc == 0 && (ms < 0 || ms > MAX_MS))
+            __builtin_trap();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const int64_t nows[] = {INT64_C(1795975200000), 0, MAX_MS, INT64_MIN, INT64_MAX, -1};
@@ -43,8 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t ms = SENTINEL;
     int rc;
 
-    for (size_t i = 0; i < sizeof(nows) / sizeof(nows[0]); i++)
+    for (size_t i = 0; i < sizeof(nows) / sizeof(nows[0]); i++) {
         check_time(s, size, nows[i]);
+        check_local(s, size, nows[i]);
+    }
 
     rc = tp_parse_duration(s, size, &ms);
     if (rc == 0 && (ms <= 0 || ms > DURATION_MAX))

@@ -43,6 +43,14 @@ def perflog(server, *args, timeout=60, **extra):
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
+DONE = b"\r\nThe command completed successfully.\r\n"
+
+
+def strip_done(out):
+    """typeperf's console output without its closing line (None when it is missing)."""
+    return out[:-len(DONE)] if out.endswith(DONE) else None
+
+
 def parse_time(cell):
     """'MM/DD/YYYY HH:MM:SS.mmm' (UTC) -> ms since the epoch."""
     whole, ms = cell.split(".")
@@ -90,6 +98,8 @@ def compare_cells(rows, header, d, what):
 def test_typeperf_basic(d, host):
     rc, out, err = perflog(d.url, "typeperf", "-sc", "3", DIRTY, CPU_TOTAL)
     check(rc == 0, f"typeperf -sc 3 exits 0 (rc {rc}, {err.strip()})")
+    check(strip_done(out) is not None, f"typeperf ends with its closing line ({out[-60:]!r})")
+    out = strip_done(out) or out
     lines = out.split(b"\r\n")
     check(lines[-1] == b"" and all(b"\n" not in l for l in lines),
           "typeperf: every line ends with CRLF")
@@ -109,7 +119,7 @@ def test_typeperf_basic(d, host):
 
 def test_typeperf_options(d, host, tmp):
     rc, out, err = perflog(d.url, "typeperf", "-SI", "2", "-sc", "2", DIRTY)
-    rows = read_rows(out)[1:]
+    rows = read_rows(strip_done(out) or out)[1:]
     diffs = [parse_time(b[0]) - parse_time(a[0]) for a, b in zip(rows, rows[1:])]
     check(rc == 0 and len(rows) == 2 and all(abs(x - 2000) <= 50 for x in diffs),
           f"typeperf -SI 2 -sc 2: two rows 2 s apart (rc {rc}, differences {diffs})")
@@ -131,18 +141,18 @@ def test_typeperf_options(d, host, tmp):
     with open(cf, "w") as f:
         f.write("# counters for typeperf\n\n" + DIRTY + "\r\n" + CPU_TOTAL + "\n")
     rc, out, err = perflog(d.url, "typeperf", "-cf", cf, "-sc", "1")
-    header = read_rows(out)[0] if out else []
+    header = read_rows(strip_done(out) or out)[0] if out else []
     check(rc == 0 and header[1:] == [f"\\\\{host}{DIRTY}", f"\\\\{host}{CPU_TOTAL}"],
           f"typeperf -cf FILE reads the paths from FILE ({header}, {err.strip()})")
 
     rc, out, err = perflog(d.url, "typeperf", "-q", "Memory")
-    paths = out.decode().splitlines()
+    paths = (strip_done(out) or b"").decode().splitlines()
     check(rc == 0 and DIRTY in paths and all(p.startswith("\\Memory\\") for p in paths)
           and all("(" not in p for p in paths),
           f"typeperf -q Memory lists \\Memory\\ paths without instances ({len(paths)} paths)")
 
     rc, out, err = perflog(d.url, "typeperf", "-qx", "PhysicalDisk")
-    paths = out.decode().splitlines()
+    paths = (strip_done(out) or b"").decode().splitlines()
     check(rc == 0 and paths and all(p.startswith("\\PhysicalDisk(") and "(*)" not in p
                                     for p in paths),
           f"typeperf -qx PhysicalDisk lists instance paths ({paths[:2]})")
@@ -212,9 +222,9 @@ def test_export_http(d, host, tmp):
           f"export without a pattern: exit 2 ({rc}, {err.strip()})")
     rc, out, err = perflog(d.url, "export", DIRTY, "--from", "bogus", "-o",
                            os.path.join(tmp, "bad.csv"))
-    check(rc == 1 and "bogus" in err and not os.path.exists(os.path.join(tmp, "bad.csv"))
+    check(rc == 2 and "bogus" in err and not os.path.exists(os.path.join(tmp, "bad.csv"))
           and not os.path.exists(os.path.join(tmp, "bad.csv.tmp")),
-          f"export with a bad time: the server's message, exit 1, no file ({err.strip()})")
+          f"export with a bad time: a usage error naming it, exit 2, no file ({err.strip()})")
     # A path that is not a regular file is written in place, never replaced by a rename: as root,
     # `-o /dev/null` used to turn /dev/null into a regular file. A FIFO shows both: the node stays
     # a FIFO and its reader gets the CSV.

@@ -1,13 +1,19 @@
 /*
  * test_cli_typeperf.c - the pure parts of `perflog typeperf` (cli/typeperf_args.c): typeperf's
- * option spellings, -si forms, the -cf counter file, the unique path list and the -q/-qx paths.
+ * option spellings, -si forms, the -cf counter file, the unique path list and the -q/-qx paths;
+ * -s and \\HOST prefixes; the rate over a -si window; the console format byte for byte against
+ * typeperf's own output (tests/fixtures/csv/typeperf_*).
  */
+#include "sbuf.h"
 #include "testlib.h"
 #include "typeperf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static char err[256];
@@ -204,6 +210,168 @@ static void test_query_path(void)
     CHECK(!tp_object_matches("Mem", "Memory"));
 }
 
+static void test_server_host(void)
+{
+    struct tp_args a;
+    const char *argv[] = {"typeperf", "-s", "db1", "\\Memory\\Dirty Bytes"};
+    const char *argv2[] = {"typeperf", "-S", "\\\\db1"};
+
+    CHECK_INT(parse(&a, 4, argv), 0);
+    CHECK_STR(a.server_host, "db1");
+    tp_list_free(&a.paths);
+    CHECK_INT(parse(&a, 3, argv2), 0);
+    CHECK_STR(a.server_host, "db1"); /* typeperf's "\\HOST" form too */
+    tp_list_free(&a.paths);
+    const char *argv3[] = {"typeperf", "-s"};
+    CHECK_INT(parse(&a, 2, argv3), -1);
+    tp_list_free(&a.paths);
+}
+
+static void test_split_host(void)
+{
+    const char *host, *rest;
+    size_t len;
+
+    rest = tp_split_host("\\Memory\\Dirty Bytes", &host, &len);
+    CHECK(host == NULL);
+    CHECK_INT(len, 0);
+    CHECK_STR(rest, "\\Memory\\Dirty Bytes");
+    rest = tp_split_host("\\\\db1.example.org\\PhysicalDisk(*)\\Disk Bytes/sec", &host, &len);
+    CHECK_INT(len, 15);
+    CHECK(host && !strncmp(host, "db1.example.org", len));
+    CHECK_STR(rest, "\\PhysicalDisk(*)\\Disk Bytes/sec");
+    rest = tp_split_host("\\\\db1", &host, &len);
+    CHECK_INT(len, 3);
+    CHECK_STR(rest, "");
+}
+
+static int local(const char *name, const char *daemon)
+{
+    return tp_is_local_host(name, strlen(name), daemon);
+}
+
+static void test_local_host(void)
+{
+    CHECK_INT(local("db1", "db1"), 1);
+    CHECK_INT(local("DB1", "db1"), 1);
+    CHECK_INT(local("db1", "db1.example.org"), 1);
+    CHECK_INT(local("db1.example.org", "db1"), 1);
+    CHECK_INT(local("db1.example.org", "db1.example.org"), 1);
+    CHECK_INT(local("localhost", "db1"), 1);
+    CHECK_INT(local("127.0.0.1", "db1"), 1);
+    CHECK_INT(local(".", "db1"), 1);
+    CHECK_INT(local("db2", "db1"), 0);
+    CHECK_INT(local("db", "db1"), 0);
+    CHECK_INT(local("db1.other.org", "db1.example.org"), 0);
+    CHECK_INT(local("db1x", "db1"), 0);
+    CHECK_INT(local("", "db1"), 0);
+    CHECK_INT(local("db1", ""), 0);
+}
+
+static void test_window_rate(void)
+{
+    /* The numbers of the report: 286720 B/s then 69632 B/s, one second each: typeperf -si 2
+     * shows their average, 178176, where the newest second alone is 69632. */
+    int64_t ts[] = {1000, 2000};
+    double v[] = {286720, 69632};
+
+    CHECK_DBL(tp_window_rate(ts, v, 2, 0), 178176, 1e-9);
+    /* A late tick (1.5 s) weighs by its elapsed time: (100*1 + 400*1.5) / 2.5. */
+    int64_t ts2[] = {1000, 2500};
+    double v2[] = {100, 400};
+    CHECK_DBL(tp_window_rate(ts2, v2, 2, 0), 280, 1e-9);
+    /* A tick without a value is out of both sums. */
+    double v3[] = {NAN, 400};
+    CHECK_DBL(tp_window_rate(ts2, v3, 2, 0), 400, 1e-9);
+    double v4[] = {NAN, NAN};
+    CHECK(isnan(tp_window_rate(ts2, v4, 2, 0)));
+    CHECK(isnan(tp_window_rate(ts, v, 0, 0)));
+    /* one tick: its own value */
+    CHECK_DBL(tp_window_rate(ts, v, 1, 0), 286720, 1e-9);
+}
+
+static char *read_fixture(const char *name, size_t *len)
+{
+    char path[512];
+    FILE *f;
+    char *buf = malloc(1 << 16);
+
+    snprintf(path, sizeof(path), "%s/csv/%s", FIXTURES_DIR, name);
+    f = fopen(path, "rb");
+    if (!f || !buf) {
+        if (f)
+            fclose(f);
+        free(buf);
+        return NULL;
+    }
+    *len = fread(buf, 1, (1 << 16) - 1, f);
+    buf[*len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* "MM/DD/YYYY HH:MM:SS.mmm" as UTC ms. */
+static int64_t fixture_time(const char *s)
+{
+    struct tm tm = {0};
+    int ms = 0;
+
+    sscanf(s, "%d/%d/%d %d:%d:%d.%d", &tm.tm_mon, &tm.tm_mday, &tm.tm_year, &tm.tm_hour, &tm.tm_min,
+           &tm.tm_sec, &ms);
+    tm.tm_mon -= 1;
+    tm.tm_year -= 1900;
+    return (int64_t)timegm(&tm) * 1000 + ms;
+}
+
+/*
+ * The fixture (typeperf's own console output) rebuilt from its times and values with
+ * tp_format_header and tp_format_row must be the same bytes.
+ */
+static void check_console_fixture(const char *name, int tsv)
+{
+    size_t len = 0;
+    char *want = read_fixture(name, &len), *line, *save = NULL, *copy;
+    char *paths[] = {"\\PhysicalDisk(1 D:)\\Disk Bytes/sec"};
+    struct sbuf b = {0};
+    int first = 1;
+
+    CHECK(want != NULL);
+    if (!want)
+        return;
+    copy = strdup(want);
+    tp_format_header(&b, tsv, "Window10-Workstation", paths, 1);
+    for (line = strtok_r(copy, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
+        double v;
+        const char *cell;
+
+        if (first) {
+            first = 0;
+            continue;
+        }
+        cell = strchr(line + 1, '"') + 3; /* past the time and the separator */
+        v = *cell == ' ' ? NAN : strtod(cell, NULL);
+        tp_format_row(&b, tsv, fixture_time(line + 1), &v, 1);
+    }
+    CHECK(sbuf_ok(&b));
+    CHECK_INT(b.len, len);
+    CHECK(b.s && b.len == len && memcmp(b.s, want, len) == 0);
+    if (b.s && (b.len != len || memcmp(b.s, want, len)))
+        fprintf(stderr, "%s: got:\n%.300s\nwant:\n%.300s\n", name, b.s, want);
+    sbuf_free(&b);
+    free(copy);
+    free(want);
+}
+
+static void test_console_format(void)
+{
+    setenv("TZ", "UTC", 1); /* the fixture's local times are then the UTC times */
+    tzset();
+    check_console_fixture("typeperf_console.csv", 0);
+    check_console_fixture("typeperf_console.tsv", 1);
+    check_console_fixture("typeperf_missing.csv", 0);
+    CHECK_STR(TP_COMPLETED, "\r\nThe command completed successfully.\r\n");
+}
+
 int main(void)
 {
     test_list();
@@ -213,5 +381,10 @@ int main(void)
     test_counter_text();
     test_counter_file();
     test_query_path();
+    test_server_host();
+    test_split_host();
+    test_local_host();
+    test_window_rate();
+    test_console_format();
     return tl_done();
 }

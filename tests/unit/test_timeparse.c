@@ -1,13 +1,17 @@
 /*
  * test_timeparse.c - the time and duration forms of the HTTP API: RFC 3339 with offsets and
  * fractions, Unix seconds, "now" and relative offsets, impossible dates, the 1970..9999 range,
- * overflow, and the formatter's round trip.
+ * overflow, and the formatter's round trip; the local-time forms of tp_parse_time_local with a
+ * fixed offset and with the real zones of TZ (two of them, one with summer time).
  */
+#include "csv_zone.h"
 #include "testlib.h"
 #include "timeparse.h"
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
 
 #define NOW       INT64_C(1795975200000) /* 2026-11-29T18:00:00Z */
 #define MAX_MS    INT64_C(253402300799999)
@@ -322,6 +326,128 @@ static void test_format(void)
     CHECK(1);
 }
 
+static int fixed_offset(int64_t utc_ms, void *arg)
+{
+    (void)utc_ms;
+    return *(const int *)arg;
+}
+
+static int tz_offset(int64_t utc_ms, void *arg)
+{
+    struct csv_local z;
+
+    (void)arg;
+    return csv_local_zone((time_t)(utc_ms / 1000), &z) == 0 ? -z.bias_min : 9999;
+}
+
+static int ptl(const char *s, int64_t now_ms, const struct tp_zone *z, int64_t *out)
+{
+    *out = UNTOUCHED;
+    return tp_parse_time_local(s, strlen(s), now_ms, z, out);
+}
+
+#define T_2026_12_01_UTC INT64_C(1796083200000) /* 2026-12-01T00:00:00Z */
+#define H                INT64_C(3600000)
+#define MIN              INT64_C(60000)
+
+static void test_local_fixed(void)
+{
+    int off = 60; /* UTC+1 */
+    struct tp_zone z = {fixed_offset, &off};
+    int64_t now = T_2026_12_01_UTC + 22 * H + 30 * MIN, ms; /* 23:30 local */
+
+    CHECK_INT(ptl("2026-12-01 19:55:00", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC + 18 * H + 55 * MIN);
+    CHECK_INT(ptl("2026-12-01T19:55", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC + 18 * H + 55 * MIN);
+    CHECK_INT(ptl("2026-12-01 19:55:00.250", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC + 18 * H + 55 * MIN + 250);
+    CHECK_INT(ptl("2026-12-01", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC - H);
+    CHECK_INT(ptl("19:50", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC + 18 * H + 50 * MIN);
+    CHECK_INT(ptl("19:50:30", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC + 18 * H + 50 * MIN + 30000);
+    CHECK_INT(ptl("today", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC - H);
+    CHECK_INT(ptl("yesterday", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC - 25 * H);
+    CHECK_INT(ptl("yesterday 19:00", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC - 24 * H + 18 * H);
+    CHECK_INT(ptl("today 07:05", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC + 6 * H + 5 * MIN);
+    /* 23:30 UTC is already tomorrow at UTC+1: "today" follows the zone, not UTC */
+    now = T_2026_12_01_UTC + 23 * H + 30 * MIN;
+    CHECK_INT(ptl("today", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC + 23 * H);
+    /* the forms with a zone, and the others, mean what they always did */
+    CHECK_INT(ptl("2026-12-01T19:55:00Z", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC + 19 * H + 55 * MIN);
+    CHECK_INT(ptl("2026-12-01T19:55:00+02:00", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC + 17 * H + 55 * MIN);
+    CHECK_INT(ptl("-10m", now, &z, &ms), 0);
+    CHECK_INT(ms, now - 10 * MIN);
+    CHECK_INT(ptl("1795974000", now, &z, &ms), 0);
+    CHECK_INT(ms, INT64_C(1795974000000));
+    /* not times */
+    CHECK_INT(ptl("yesterday-ish", now, &z, &ms), -EINVAL);
+    CHECK_INT(ptl("25:00", now, &z, &ms), -EINVAL);
+    CHECK_INT(ptl("19:60", now, &z, &ms), -EINVAL);
+    CHECK_INT(ptl("19:5", now, &z, &ms), -EINVAL);
+    CHECK_INT(ptl("2026-02-30 10:00", now, &z, &ms), -EINVAL);
+    CHECK_INT(ptl("2026-12-01 19", now, &z, &ms), -EINVAL);
+    CHECK_INT(ptl("2026-12-01X19:55", now, &z, &ms), -EINVAL);
+    CHECK_INT(ptl("today 7pm", now, &z, &ms), -EINVAL);
+    CHECK_INT(ptl("todays", now, &z, &ms), -EINVAL);
+    CHECK_INT(ms, UNTOUCHED);
+    /* the daemon's parser keeps its forms: no local ones */
+    CHECK_INT(pt("19:50", now, &ms), -EINVAL);
+    CHECK_INT(pt("today", now, &ms), -EINVAL);
+    CHECK_INT(pt("2026-12-01 19:55:00", now, &ms), -EINVAL);
+}
+
+static void test_local_tz(void)
+{
+    struct tp_zone z = {tz_offset, NULL};
+    int64_t now = T_2026_12_01_UTC + 12 * H, ms;
+
+    setenv("TZ", "Europe/Berlin", 1);
+    tzset();
+    CHECK_INT(ptl("2026-12-01 19:55:00", now, &z, &ms), 0); /* CET, UTC+1 */
+    CHECK_INT(ms, T_2026_12_01_UTC + 18 * H + 55 * MIN);
+    CHECK_INT(ptl("2026-07-01 08:30", now, &z, &ms), 0); /* CEST, UTC+2 */
+    CHECK_INT(ms, INT64_C(1782894600000) /* 2026-07-01T08:30Z */ - 2 * H);
+    CHECK_INT(ptl("yesterday 19:00", now, &z, &ms), 0);
+    CHECK_INT(ms, T_2026_12_01_UTC - 24 * H + 18 * H);
+
+    setenv("TZ", "America/Los_Angeles", 1);
+    tzset();
+    CHECK_INT(ptl("2026-12-01 19:55:00", now, &z, &ms), 0); /* PST, UTC-8 */
+    CHECK_INT(ms, T_2026_12_01_UTC + 27 * H + 55 * MIN);
+    CHECK_INT(ptl("2026-07-01 08:30", now, &z, &ms), 0); /* PDT, UTC-7 */
+    CHECK_INT(ms, INT64_C(1782894600000) /* 2026-07-01T08:30Z */ + 7 * H);
+    CHECK_INT(ptl("today", now, &z, &ms), 0); /* 04:00 in Los Angeles: Dec 1 */
+    CHECK_INT(ms, T_2026_12_01_UTC + 8 * H);
+    unsetenv("TZ");
+    tzset();
+}
+
+static void test_format_offset(void)
+{
+    char buf[40];
+
+    CHECK_STR(tp_format_offset(T_2026_12_01_UTC, 60, 0, buf, sizeof(buf)),
+              "2026-12-01T01:00:00.000+01:00");
+    CHECK_STR(tp_format_offset(T_2026_12_01_UTC, -480, 0, buf, sizeof(buf)),
+              "2026-11-30T16:00:00.000-08:00");
+    CHECK_STR(tp_format_offset(T_2026_12_01_UTC, 0, 1, buf, sizeof(buf)),
+              "2026-12-01T00:00:00.000Z");
+    CHECK_STR(tp_format_offset(T_2026_12_01_UTC, 0, 0, buf, sizeof(buf)),
+              "2026-12-01T00:00:00.000+00:00");
+    CHECK_STR(tp_format_offset(T_2026_12_01_UTC, 330, 0, buf, sizeof(buf)),
+              "2026-12-01T05:30:00.000+05:30");
+}
+
 int main(void)
 {
     test_rfc3339();
@@ -329,5 +455,8 @@ int main(void)
     test_relative();
     test_duration();
     test_format();
+    test_local_fixed();
+    test_local_tz();
+    test_format_offset();
     return tl_done();
 }

@@ -165,11 +165,13 @@ var PL = window.PL || (window.PL = {});
     state.live = true;
     state.span = spanS * 1000;
     setActive(String(spanS));
+    liveBands(state.runList || []);
     await load(String(spanS));
   }
 
   async function setFixed(fromMs, toMs, key) {
     state.live = false;
+    liveBands([]);
     state.from = Math.round(fromMs);
     state.to = Math.round(toMs);
     setActive(key || "custom");
@@ -199,10 +201,21 @@ var PL = window.PL || (window.PL = {});
 
   // ---- runs ----
 
+  // The runs as bands on the live charts (a selected run is shaded instead, on a fixed range).
+  function liveBands(list) {
+    var now = Date.now();
+    charts.setBands(!state.live ? [] : list.map(function (r) {
+      return { id: r.id, label: "#" + r.id + " " + (r.label || r.command || "run"), from: r.start_ms,
+               to: r.settled_ms != null ? r.settled_ms : r.end_ms != null ? r.end_ms : now };
+    }));
+  }
+
   async function refreshRuns() {
     var list = await runs.list();
     runs.renderList(list, function (id) { selectRun(id).catch(fail); });
     document.getElementById("runs").dataset.loaded = String(list.length);
+    state.runList = list;
+    liveBands(list);
   }
 
   var runTimer = null;

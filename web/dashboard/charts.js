@@ -151,15 +151,16 @@ PL.charts = (function () {
     });
   }
 
-  // Ticks of byte axes fall on round binary numbers (1, 2, 4, 5 ... 512 times 1024^k), so a
-  // KiB/MiB axis reads 256 KiB/s, 512 KiB/s, not 244 KiB/s.
+  // Ticks of byte axes step by 1, 2 or 5 times a power of ten of a binary unit (1024^k): 100, 200,
+  // 500 MiB, 1, 2, 5 GiB. The labels (format.axis) are then whole numbers of the step's unit, so
+  // an axis never reads 0.3 / 0.5 / 0.8 GiB from quarter steps rounded.
   var BYTE_INCRS = (function () {
     var out = [];
-    for (var k = 0; k < 6; k++)
-      [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128, 200, 256, 500, 512].forEach(function (m) {
+    for (var k = 0; k < 7; k++)
+      [1, 2, 5, 10, 20, 50, 100, 200, 500].forEach(function (m) {
         out.push(m * Math.pow(1024, k));
       });
-    return out.sort(function (a, b) { return a - b; });
+    return out;
   })();
 
   // An axis' tick labels, kept on the chart (u._plTicks[axis]) as uPlot draws them on the canvas:
@@ -170,6 +171,28 @@ PL.charts = (function () {
       (u._plTicks || (u._plTicks = {}))[axisIdx] = out;
       return out;
     };
+  }
+
+  // The runs of the live view as labelled bands: PL.charts.bands, [{id, label, from, to}] (ms),
+  // rebuilt at every draw from the x scale, so they scroll with the live data.
+  function placeBands(u) {
+    var host = u.under, old = host.querySelectorAll(".band");
+    for (var i = 0; i < old.length; i++) old[i].remove();
+    var width = host.clientWidth;
+    (PL.charts.bands || []).forEach(function (b) {
+      var x0 = Math.max(0, Math.min(width, u.valToPos(b.from / 1000, "x")));
+      var x1 = Math.max(0, Math.min(width, u.valToPos(b.to / 1000, "x")));
+      if (x1 - x0 < 0.5) return;
+      var el = document.createElement("div");
+      el.className = "band";
+      el.dataset.runId = String(b.id);
+      el.style.left = x0 + "px";
+      el.style.width = (x1 - x0) + "px";
+      var tag = document.createElement("span");
+      tag.textContent = b.label;
+      el.appendChild(tag);
+      host.appendChild(el);
+    });
   }
 
   // Build (or rebuild) the uPlot of `spec` in its box for the series `picked`.
@@ -214,10 +237,13 @@ PL.charts = (function () {
     var height = spec.heat ? Math.max(90, 24 * n + 50) : 200;
     var opts = {
       width: width, height: height, series: seriesOpts(spec, picked), axes: axes, scales: scales,
-      legend: { live: true },
+      // the legend's markers are short lines in the series' own style (style.css), so "write"
+      // reads as the dashed line and "read" as the solid one
+      legend: { live: true, markers: { width: 2, fill: "transparent",
+        dash: function (u, i) { return u.series[i].dash ? "dashed" : "solid"; } } },
       cursor: { sync: { key: "perflog" }, drag: { x: true, y: false, setScale: false }, points: { show: !spec.heat } },
       hooks: {
-        draw: [placeShades],
+        draw: [placeShades, placeBands],
         setSelect: [function (u) {
           if (u.select.width > 2) {
             onSelect(u.posToVal(u.select.left, "x") * 1000,
@@ -227,7 +253,7 @@ PL.charts = (function () {
         }],
       },
     };
-    if (spec.heat) opts.hooks.draw = [drawHeat, placeShades];
+    if (spec.heat) opts.hooks.draw = [drawHeat, placeShades, placeBands];
     var xsEmpty = [[]];
     for (var i = 0; i < n; i++) xsEmpty.push([]);
     var u = new window.uPlot(opts, xsEmpty, box);
@@ -327,6 +353,15 @@ PL.charts = (function () {
     });
   }
 
+  // Mark runs on every chart (the live view): [{id, label, from, to}], or [] for none.
+  function setBands(list) {
+    PL.charts.bands = list;
+    SPECS.forEach(function (spec) {
+      var u = document.getElementById("chart-" + spec.id)._plot;
+      if (u) placeBands(u);
+    });
+  }
+
   // Redraw every chart at its box's width (window resize) or from scratch (theme change).
   function resize() {
     SPECS.forEach(function (spec) {
@@ -347,5 +382,7 @@ PL.charts = (function () {
   }
 
   return { available: available, update: update, setShade: setShade,
-           resize: resize, rebuildAll: rebuildAll, shade: null, SPECS: SPECS };
+           resize: resize, rebuildAll: rebuildAll, shade: null, SPECS: SPECS,
+           setBands: setBands, bands: [],
+           BYTE_INCRS: BYTE_INCRS };
 })();

@@ -63,10 +63,12 @@ PL.fmt = (function () {
     return known(v) ? String(Math.round(v)) : DASH;
   }
 
-  // Axis ticks of one axis share one unit: the one of the largest tick, so "512 KiB/s" and
-  // "1.00 MiB/s" never mix on an axis. kind: "bytes", "bytes/s", "bits/s", "pkt/s", "%".
+  // Axis ticks of one axis share one unit, so "512 KiB/s" and "1.00 MiB/s" never mix on an axis:
+  // for byte axes the unit of the tick step (uPlot's incr, 1-2-5 times 1024^k, see charts.js), so
+  // every label is a whole number ("200 MiB/s ... 1200 MiB/s", "1 GiB/s, 2 GiB/s"); else the unit
+  // of the largest tick. kind: "bytes", "bytes/s", "bits/s", "pkt/s", "%".
   function axis(kind) {
-    return function (u, splits) {
+    return function (u, splits, axisIdx, space, incr) {
       var max = 0;
       for (var k = 0; k < splits.length; k++)
         if (splits[k] != null) max = Math.max(max, Math.abs(splits[k]));
@@ -74,7 +76,7 @@ PL.fmt = (function () {
       var bin = kind === "bytes" || kind === "bytes/s";
       var base = bin ? 1024 : 1000;
       var names = bin ? BIN : DEC;
-      var i = scaleOf(max, base, names.length);
+      var i = bin && incr > 0 ? scaleOf(incr, base, names.length) : scaleOf(max, base, names.length);
       var unit = bin ? " " + names[i] + (kind === "bytes/s" ? "/s" : "")
         : kind === "bits/s" ? " " + names[i] + "bit/s" : names[i] + " " + kind;
       return splits.map(function (v) {
