@@ -31,7 +31,7 @@
 static const char help[] =
     "usage: perflog run [--label TEXT] [--payload PATH | --bytes N] [--files N]\n"
     "                   [--peer URL [--peer-token TOKEN]]...\n"
-    "                   [--settle-timeout S] [--quiet] [--json] -- CMD [ARGS...]\n"
+    "                   [--settle-timeout S] [--quiet] [--all] [--json] -- CMD [ARGS...]\n"
     "\n"
     "Mark a run on perflogd, run CMD with its stdout and stderr passed through, show one line a\n"
     "second on stderr (disk, network, dirty data, CPU), end the run when CMD exits, wait until "
@@ -52,6 +52,7 @@ static const char help[] =
     "                      gets the local daemon's --token or $PERFLOG_TOKEN)\n"
     "  --settle-timeout S  the longest wait for dirty data after CMD exits (1..3600, default 120)\n"
     "  -q, --quiet         no live line and no waiting messages\n"
+    "  --all               list the idle disks and interfaces in the report too\n"
     "  --json              print the report as JSON instead of text\n"
     "\n";
 
@@ -62,7 +63,7 @@ struct run_opts {
     const char *peers[MAX_PEERS];
     size_t npeers;
     struct run_peer_tokens tokens; /* the --peer-token given after a --peer */
-    int quiet, json;
+    int quiet, json, all;
 };
 
 /* A host the run is open on: the daemon of --server, then each peer. */
@@ -124,6 +125,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         {"peer-token", required_argument, NULL, 'T'},
         {"quiet", no_argument, NULL, 'q'},
         {"json", no_argument, NULL, 'j'},
+        {"all", no_argument, NULL, 'a'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -162,6 +164,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
             break;
         case 'j':
             o->json = 1;
+            break;
+        case 'a':
+            o->all = 1;
             break;
         default:
             print_help(c != 'h');
@@ -591,7 +596,7 @@ static void print_report(const struct session *s, const json_t *rep)
         if (text)
             printf("%s\n", text);
     } else {
-        text = run_report_text(rep);
+        text = run_report_text(rep, s->o->all);
         if (text)
             fputs(text, stdout);
     }

@@ -23,35 +23,44 @@ static const char runs_help[] =
     "  --json   print the server's JSON answer as it is\n";
 
 static const char report_help[] =
-    "usage: perflog report ID [--json] [--peer URL --peer-token TOKEN]...\n"
+    "usage: perflog report ID [--all] [--json] [--peer URL --peer-token TOKEN]...\n"
     "\n"
-    "Print the report of run ID: the measured throughput next to the tool's claim, the share of\n"
-    "reads served from the page cache, the dirty data at exit and its tail, the busiest core, "
-    "then\n"
-    "each disk and interface. The report exists once the run has settled. A run started with\n"
-    "perflog run --peer shows each peer's report too, side by side, fetched from the peers.\n"
+    "Print the report of run ID: when the command returned and when its data was on disk\n"
+    "(durable throughput, next to the returned and claimed ones), how long the data stayed dirty\n"
+    "and how fast it was then written, the share of reads served from the page cache, the busiest\n"
+    "core, then each disk and interface. The report exists once the run has settled. A run\n"
+    "started with perflog run --peer shows each peer's report too, side by side, fetched from\n"
+    "the peers.\n"
+    "docs/report.md defines every figure.\n"
     "\n"
-    "  --json   the report as JSON (design section 7 keys)\n"
+    "  --all    also list the disks and interfaces that were idle\n"
+    "  --json   the report as JSON (docs/report.md)\n"
     "  --peer URL --peer-token TOKEN\n"
     "           the bearer token for the peer at URL (repeatable); $PERFLOG_PEER_TOKENS gives\n"
     "           more, as URL=TOKEN,URL=TOKEN. A peer gets no token otherwise, never the one of\n"
     "           --token or $PERFLOG_TOKEN, which is the local daemon's.\n";
 
-/* --utc and --json for both commands, the peers' tokens for report (tokens not NULL); -1 to go
- * on, or the exit code. */
-static int parse_flags(int argc, char **argv, const char *help, int *utc, int *json,
+/* --utc (runs), --all (report) and --json, the peers' tokens for report (tokens not NULL); -1 to
+ * go on, or the exit code. */
+static int parse_flags(int argc, char **argv, const char *help, int *utc, int *all, int *json,
                        struct run_peer_tokens *tokens)
 {
     static const struct option opts[] = {
-        {"utc", no_argument, NULL, 'u'},        {"json", no_argument, NULL, 'j'},
-        {"peer", required_argument, NULL, 'P'}, {"peer-token", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"utc", no_argument, NULL, 'u'},
+        {"all", no_argument, NULL, 'a'},
+        {"json", no_argument, NULL, 'j'},
+        {"peer", required_argument, NULL, 'P'},
+        {"peer-token", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     int c;
 
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 'u' && utc)
             *utc = 1;
+        else if (c == 'a' && all)
+            *all = 1;
         else if (c == 'j')
             *json = 1;
         else if ((c == 'P' || c == 'T') && tokens) {
@@ -104,7 +113,7 @@ static void print_row(const json_t *run, int utc)
 
 int cmd_runs(const struct cli *c, int argc, char **argv)
 {
-    int utc = 0, json = 0, r = parse_flags(argc, argv, runs_help, &utc, &json, NULL);
+    int utc = 0, json = 0, r = parse_flags(argc, argv, runs_help, &utc, NULL, &json, NULL);
     struct http_response resp;
     json_t *root;
     const json_t *run;
@@ -200,7 +209,7 @@ static void add_peers(const struct cli *c, const struct run_peer_tokens *tokens,
 int cmd_report(const struct cli *c, int argc, char **argv)
 {
     struct run_peer_tokens tokens = {0};
-    int json = 0, r = parse_flags(argc, argv, report_help, NULL, &json, &tokens);
+    int all = 0, json = 0, r = parse_flags(argc, argv, report_help, NULL, &all, &json, &tokens);
     int ret = CLI_EXIT_FAIL;
     struct http_response resp = {0};
     char target[64], *end, *text, st[64];
@@ -223,7 +232,7 @@ int cmd_report(const struct cli *c, int argc, char **argv)
                             st, sizeof(st)));
     } else if (root) {
         add_peers(c, &tokens, root, rep);
-        text = json ? json_dumps(rep, JSON_INDENT(2)) : run_report_text(rep);
+        text = json ? json_dumps(rep, JSON_INDENT(2)) : run_report_text(rep, all);
         if (text) {
             fputs(text, stdout);
             if (json)

@@ -1,7 +1,9 @@
 /*
- * report_fmt.c - a run report (design section 7, the JSON the server stores in runs.report_json)
- * as text for people. The server keeps only the JSON; the client renders it, so `perflog run`
- * and `perflog report ID` print the same thing. Pure: JSON in, text out.
+ * report_fmt.c - a run report (docs/report.md, the JSON the server stores in runs.report_json)
+ * as text for people: the story first (when the command returned, when its data was on disk, how
+ * the tail went), then the details. The server keeps only the JSON; this is the one text
+ * renderer, so `perflog run` and `perflog report ID` print the same thing. Pure: JSON in, text
+ * out.
  */
 #include "cli.h"
 #include "cli_os.h"
@@ -69,35 +71,138 @@ static void head(FILE *f, const json_t *r)
             cli_format_duration(cli_json_num(r, "tail_s"), tail, sizeof(tail)));
 }
 
-/* The measured throughput: the report's own, else payload bytes over the run's duration. */
-static double measured_rate(const json_t *r)
+/* Seconds for the story: "0.88 s", "31.5 s", then cli_format_duration's "3 min 04 s". */
+static char *secs(double s, char *buf, size_t cap)
 {
-    double m = cli_json_num(json_object_get(r, "tool"), "measured_bytes_per_s");
-    double p = cli_json_num(json_object_get(r, "payload"), "bytes");
-    double d = cli_json_num(r, "duration_s");
+    if (isfinite(s) && s < 10)
+        snprintf(buf, cap, "%.2f s", s);
+    else
+        cli_format_duration(s, buf, cap);
+    return buf;
+}
 
-    if (!isnan(m))
-        return m;
-    return !isnan(p) && d > 0 ? p / d : NAN;
+/* The program the run ran: the command's first word without its directory or quotes. */
+static const char *program(const json_t *r, char *buf, size_t cap)
+{
+    const char *cmd = cli_json_str(r, "command"), *p, *slash;
+    size_t n = 0;
+
+    if (!cmd || !*cmd)
+        return "the command";
+    p = cmd + (*cmd == '\'' || *cmd == '"');
+    while (p[n] && p[n] != ' ' && p[n] != '\'' && p[n] != '"')
+        n++;
+    for (slash = p; slash < p + n; slash++)
+        if (*slash == '/' || *slash == '\\') {
+            n -= (size_t)(slash + 1 - p);
+            p = slash + 1;
+            slash = p - 1;
+        }
+    snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), p);
+    return n ? buf : "the command";
+}
+
+/* "1.0 GiB stayed dirty for 29.6 s (the kernel writes dirty data back after 30 s), then was
+ * written in 1.2 s at 870 MiB/s." */
+static void story_tail(FILE *f, const json_t *r)
+{
+    const json_t *tail = json_object_get(r, "tail"), *kern = json_object_get(r, "kernel");
+    double dirty = cli_json_num(json_object_get(r, "memory"), "dirty_bytes_at_end");
+    double wait = cli_json_num(tail, "wait_ms"), wr = cli_json_num(tail, "write_ms");
+    double expire = cli_json_num(kern, "dirty_expire_centisecs");
+    char a[32], b[32], c[32], d[32];
+
+    if (!(dirty >= 1048576.0) || isnan(wait))
+        return;
+    fprintf(f, "  %s stayed dirty for %s", cli_format_bytes(dirty, a, sizeof(a)),
+            secs(wait / 1000.0, b, sizeof(b)));
+    if (!isnan(expire))
+        fprintf(f, " (the kernel writes dirty data back after %s)",
+                secs(expire / 100.0, c, sizeof(c)));
+    if (!isnan(wr) && wr > 0)
+        fprintf(f, ", then was written in %s at %s", secs(wr / 1000.0, c, sizeof(c)),
+                cli_format_rate(cli_json_num(tail, "write_bytes_per_s"), d, sizeof(d)));
+    fprintf(f, ".\n");
+}
+
+/*
+ * The story: "cp returned after 0.88 s; its data was on disk 31.5 s after the start (33 MiB/s
+ * durable)", or for a run that only read, what the devices read and how much came from the cache.
+ */
+static void story(FILE *f, const json_t *r)
+{
+    const json_t *tp = json_object_get(r, "throughput"), *hl = json_object_get(r, "headline");
+    const json_t *mem = json_object_get(r, "memory"), *kern = json_object_get(r, "kernel");
+    const char *kind = cli_json_str(hl, "kind");
+    double dur = cli_json_num(r, "duration_s"), durable_ms = cli_json_num(tp, "durable_ms");
+    char prog[64], a[32], b[32], c[32], e1[ESC_MAX];
+
+    fprintf(f, "\n  %s returned after %s",
+            term_escape(program(r, prog, sizeof(prog)), e1, sizeof(e1)), secs(dur, a, sizeof(a)));
+    if (kind && strcmp(kind, "durable") == 0) {
+        double durable = cli_json_num(hl, "bytes_per_s");
+
+        if (!isnan(durable_ms) && !isnan(durable))
+            fprintf(f, "; its data was on disk %s after the start (%s durable%s)",
+                    secs(durable_ms / 1000.0, b, sizeof(b)), cli_format_rate(durable, c, sizeof(c)),
+                    json_is_true(json_object_get(hl, "capped_at_peak_second"))
+                        ? ", capped at the devices' peak second"
+                        : "");
+        else if (!isnan(durable_ms))
+            fprintf(f,
+                    "; its data was on disk %s after the start (--payload or --bytes gives the "
+                    "durable rate)",
+                    secs(durable_ms / 1000.0, b, sizeof(b)));
+        else
+            fprintf(f,
+                    "; dirty data was not back to its start level when the tail ended, %s "
+                    "after the start, so when its data was on disk is not known",
+                    secs(dur + cli_json_num(r, "tail_s"), b, sizeof(b)));
+    } else if (kind) {
+        double read = cli_json_num(r, "disk_read_bytes");
+        double cached = cli_json_num(hl, "cache_served_read_pct");
+
+        fprintf(f, " and wrote nothing to a local disk.\n  The devices read %s at %s",
+                cli_format_bytes(read, b, sizeof(b)),
+                cli_format_rate(cli_json_num(hl, "bytes_per_s"), c, sizeof(c)));
+        if (!isnan(cached))
+            fprintf(f, "; %s of what it read came from the page cache",
+                    cli_format_pct(cached, a, sizeof(a)));
+    }
+    fprintf(f, ".\n");
+    story_tail(f, r);
+    if (json_is_true(json_object_get(mem, "dirty_high_at_start")))
+        fprintf(f,
+                "  Dirty data was already high at the start (%s of other writers): the levels "
+                "below are changes from it.\n",
+                cli_format_bytes(cli_json_num(mem, "dirty_bytes_at_start"), a, sizeof(a)));
+    if (json_is_true(json_object_get(kern, "throttled")))
+        fprintf(f,
+                "  Its writers were throttled: dirty data reached the kernel's dirty threshold "
+                "(%s).\n",
+                cli_format_bytes(cli_json_num(kern, "dirty_threshold_bytes"), a, sizeof(a)));
 }
 
 static void summary(FILE *f, const json_t *r)
 {
     const json_t *tool = json_object_get(r, "tool"), *proc = json_object_get(r, "process");
     const json_t *mem = json_object_get(r, "memory"), *cpu = json_object_get(r, "cpu");
-    const json_t *busiest = json_object_get(cpu, "busiest");
+    const json_t *busiest = json_object_get(cpu, "busiest"), *tp = json_object_get(r, "throughput");
     const char *name = cli_json_str(tool, "name");
     char a[32], b[32], c[32], d[32], e[32], e1[ESC_MAX];
 
-    fprintf(f, "\n  throughput    measured %s, claimed %s%s%s%s\n",
-            rate(measured_rate(r), a, sizeof(a)),
-            rate(cli_json_num(tool, "claimed_bytes_per_s"), b, sizeof(b)), name ? " (" : "",
+    fprintf(f, "\n  throughput    durable %s, returned %s, claimed %s%s%s%s\n",
+            rate(cli_json_num(tp, "durable"), a, sizeof(a)),
+            rate(cli_json_num(tp, "returned"), b, sizeof(b)),
+            rate(cli_json_num(tp, "claimed"), c, sizeof(c)), name ? " (" : "",
             name ? term_escape(name, e1, sizeof(e1)) : "", name ? ")" : "");
     fprintf(f, "  cache-served  %s of %s read (%s from storage)\n",
             pct(cli_json_num(proc, "cache_served_read_pct"), a, sizeof(a)),
             bytes(cli_json_num(proc, "io_read_bytes"), b, sizeof(b)),
             bytes(cli_json_num(proc, "storage_read_bytes"), c, sizeof(c)));
-    fprintf(f, "  dirty at exit %s; tail %s, %s written back after exit; on disk at exit %s\n",
+    fprintf(f,
+            "  dirty at exit %s (change from the start); tail %s, %s written back after exit; "
+            "on disk at exit %s\n",
             bytes(cli_json_num(mem, "dirty_bytes_at_end"), a, sizeof(a)),
             cli_format_duration(cli_json_num(r, "tail_s"), b, sizeof(b)),
             bytes(cli_json_num(mem, "writeback_tail_bytes"), c, sizeof(c)),
@@ -115,21 +220,48 @@ static void summary(FILE *f, const json_t *r)
                 esc_or(proc, "not_followed_reason", "no reason given", e1));
 }
 
-static void disks(FILE *f, const json_t *r)
+/* Whether a device or interface did nothing in the run and its tail: every listed count is 0 or
+ * absent. Such rows are hidden unless --all. */
+static int idle(const json_t *o, const char *const *keys)
+{
+    for (; *keys; keys++)
+        if (cli_json_num(o, *keys) > 0)
+            return 0;
+    return 1;
+}
+
+static const char *const disk_counts[] = {"read_bytes", "write_bytes", "tail_write_bytes",
+                                          "tail_read_bytes", NULL};
+static const char *const net_counts[] = {"rx_bytes", "tx_bytes", "rx_packets", "tx_packets",
+                                         "errors",   "discards", NULL};
+
+/* "N idle devices hidden (--all shows them)" */
+static void hidden(FILE *f, size_t n, const char *what)
+{
+    if (n)
+        fprintf(f, "  (%zu idle %s%s hidden; --all shows them)\n", n, what, n == 1 ? "" : "s");
+}
+
+static void disks(FILE *f, const json_t *r, int all)
 {
     const json_t *list = json_object_get(r, "disks"), *d;
-    size_t i;
+    size_t i, skipped = 0;
 
     if (json_array_size(list) == 0)
         return;
     fprintf(f, "\ndisks\n");
     json_array_foreach(list, i, d)
     {
-        char a[32], b[32], c[32], e[32], g[32], h[32], k[32], busy[16], e1[ESC_MAX];
+        char a[32], b[32], c[32], e[32], g[32], h[32], k[32], busy[16], bs[32], dv[32], pk[32];
+        char e1[ESC_MAX];
 
+        if (!all && idle(d, disk_counts)) {
+            skipped++;
+            continue;
+        }
         fprintf(f,
                 "  %-10s read %s (avg %s, peak %s)  write %s + tail %s (avg %s, peak %s)  busy "
-                "%s\n",
+                "%s\n             %s busy at %s; peak second %s\n",
                 esc_or(d, "instance", "-", e1), bytes(cli_json_num(d, "read_bytes"), a, sizeof(a)),
                 rate(cli_json_num(d, "avg_read_bytes_per_s"), b, sizeof(b)),
                 rate(cli_json_num(d, "peak_read_bytes_per_s"), c, sizeof(c)),
@@ -137,14 +269,18 @@ static void disks(FILE *f, const json_t *r)
                 bytes(cli_json_num(d, "tail_write_bytes"), g, sizeof(g)),
                 rate(cli_json_num(d, "avg_write_bytes_per_s"), h, sizeof(h)),
                 rate(cli_json_num(d, "peak_write_bytes_per_s"), k, sizeof(k)),
-                pct(cli_json_num(d, "busy_pct"), busy, sizeof(busy)));
+                pct(cli_json_num(d, "busy_pct"), busy, sizeof(busy)),
+                secs(cli_json_num(d, "busy_s"), bs, sizeof(bs)),
+                rate(cli_json_num(d, "device_bytes_per_s"), dv, sizeof(dv)),
+                rate(cli_json_num(d, "peak_second_bytes_per_s"), pk, sizeof(pk)));
     }
+    hidden(f, skipped, "device");
 }
 
-static void interfaces(FILE *f, const json_t *r)
+static void interfaces(FILE *f, const json_t *r, int all)
 {
     const json_t *list = json_object_get(r, "interfaces"), *n;
-    size_t i;
+    size_t i, skipped = 0;
 
     if (json_array_size(list) == 0)
         return;
@@ -153,6 +289,10 @@ static void interfaces(FILE *f, const json_t *r)
     {
         char a[32], b[32], c[32], d[32], e[32], g[32], h[32], k[32], x[32], y[32], e1[ESC_MAX];
 
+        if (!all && idle(n, net_counts)) {
+            skipped++;
+            continue;
+        }
         fprintf(f,
                 "  %-10s rx %s (%s pkts, %s B/pkt, peak %s)  tx %s (%s pkts, %s B/pkt, peak %s)"
                 "  errors %s discards %s\n",
@@ -167,10 +307,55 @@ static void interfaces(FILE *f, const json_t *r)
                 num(cli_json_num(n, "errors"), 0, x, sizeof(x)),
                 num(cli_json_num(n, "discards"), 0, y, sizeof(y)));
     }
+    hidden(f, skipped, "interface");
 }
 
 /* The run's processes, busiest first, at most PROCS_SHOWN of the report's list. */
 #define PROCS_SHOWN 8
+
+/*
+ * Whether the rows add up to the run's total, and why not. The kernel adds a child's I/O to its
+ * parent's counters when the parent reaps it (wait_task_zombie), so a reaped child's bytes are
+ * in its own row and again in its parent's: the rows then add up to more than the total, which
+ * is the root's own counters or the client's. The rows come from the 1 s ticks, so what a process
+ * did after the last tick it lived through is in no row: they then add up to less. Rows left out
+ * of the list make less too.
+ */
+static void procs_sum(FILE *f, const json_t *r, const json_t *list)
+{
+    const json_t *proc = json_object_get(r, "process"), *p;
+    double total = cli_json_num(proc, "storage_write_bytes"), sum = 0;
+    double rtotal = cli_json_num(proc, "storage_read_bytes"), rsum = 0;
+    size_t i;
+    char a[32], b[32], c[32], d[32];
+
+    json_array_foreach(list, i, p)
+    {
+        sum += fmax(0, cli_json_num(p, "storage_write_bytes"));
+        rsum += fmax(0, cli_json_num(p, "storage_read_bytes"));
+    }
+    if (isnan(total) || isnan(rtotal))
+        return;
+    if (fabs(sum - total) <= fmax(65536.0, 0.01 * total) &&
+        fabs(rsum - rtotal) <= fmax(65536.0, 0.01 * rtotal)) {
+        fprintf(f, "                the rows add up to the totals above\n");
+        return;
+    }
+    fprintf(f,
+            "                the rows add up to %s read from and %s written to storage, the "
+            "totals are %s and %s:\n                ",
+            bytes(rsum, a, sizeof(a)), bytes(sum, b, sizeof(b)), bytes(rtotal, c, sizeof(c)),
+            bytes(total, d, sizeof(d)));
+    if (sum > total || rsum > rtotal)
+        fprintf(f, "a parent's counters include the children it reaped, whose rows count the same "
+                   "bytes\n");
+    else if (json_array_size(list) < (size_t)cli_json_num(r, "processes_followed"))
+        fprintf(f, "only the busiest processes are listed, and the rows, from the 1 s ticks, miss "
+                   "what a process did after its last tick\n");
+    else
+        fprintf(f, "the rows come from the 1 s ticks and miss what a process did after its last "
+                   "tick\n");
+}
 
 static void procs(FILE *f, const json_t *r)
 {
@@ -194,6 +379,41 @@ static void procs(FILE *f, const json_t *r)
                 bytes(cli_json_num(p, "storage_write_bytes"), d, sizeof(d)),
                 num(cli_json_num(p, "cpu_s"), 2, e, sizeof(e)));
     }
+    procs_sum(f, r, list);
+}
+
+/* The run's own storage I/O against everyone else's, the three busiest others, and how much of
+ * the write amplification was whose. */
+#define OTHERS_SHOWN 3
+
+static void own_others(FILE *f, const json_t *r)
+{
+    const json_t *own = json_object_get(r, "own"), *oth = json_object_get(r, "others"), *t;
+    const json_t *wa = json_object_get(r, "write_amplification");
+    char a[32], b[32], c[32], d[32], e1[ESC_MAX], e2[ESC_MAX];
+    size_t i;
+
+    if (json_is_object(own) && json_is_object(oth)) {
+        fprintf(f, "  own I/O       read %s, wrote %s; others read %s, wrote %s",
+                bytes(cli_json_num(own, "read_bytes"), a, sizeof(a)),
+                bytes(cli_json_num(own, "write_bytes"), b, sizeof(b)),
+                bytes(cli_json_num(oth, "read_bytes"), c, sizeof(c)),
+                bytes(cli_json_num(oth, "write_bytes"), d, sizeof(d)));
+        json_array_foreach(json_object_get(oth, "top"), i, t)
+        {
+            if (i == OTHERS_SHOWN)
+                break;
+            fprintf(f, "%s%s %s (wrote %s)", i ? ", " : ": ", esc_or(t, "kind", "?", e1),
+                    esc_or(t, "name", "?", e2),
+                    bytes(cli_json_num(t, "write_bytes"), a, sizeof(a)));
+        }
+        fprintf(f, "\n");
+    }
+    if (!isnan(cli_json_num(wa, "ratio")))
+        fprintf(f, "  write ampl.   %s x the payload: the run's own %s x, others' %s extra\n",
+                num(cli_json_num(wa, "ratio"), 2, a, sizeof(a)),
+                num(cli_json_num(wa, "own_ratio"), 2, b, sizeof(b)),
+                bytes(cli_json_num(wa, "others_excess_bytes"), c, sizeof(c)));
 }
 
 static void details(FILE *f, const json_t *r)
@@ -208,7 +428,9 @@ static void details(FILE *f, const json_t *r)
                 num(cli_json_num(tcp, "retransmitted_segments"), 0, a, sizeof(a)),
                 num(cli_json_num(tcp, "sent_segments"), 0, b, sizeof(b)));
     if (json_is_object(mem))
-        fprintf(f, "  memory        cache growth %s, dirty at end %s, written back in tail %s\n",
+        fprintf(f,
+                "  memory        cache growth %s, dirty at end %s (from the start), written back "
+                "in tail %s\n",
                 bytes(cli_json_num(mem, "cache_growth_bytes"), a, sizeof(a)),
                 bytes(cli_json_num(mem, "dirty_bytes_at_end"), b, sizeof(b)),
                 bytes(cli_json_num(mem, "writeback_tail_bytes"), c, sizeof(c)));
@@ -228,11 +450,12 @@ static void details(FILE *f, const json_t *r)
                 num(cli_json_num(pay, "write_amplification"), 2, c, sizeof(c)),
                 num(cli_json_num(pay, "ms_per_file"), 2, d, sizeof(d)),
                 num(cli_json_num(pay, "packets_per_file"), 1, e, sizeof(e)));
+    own_others(f, r);
 }
 
-static void render(FILE *f, const json_t *r, int depth);
+static void render(FILE *f, const json_t *r, int depth, int all);
 
-static void peers(FILE *f, const json_t *r, int depth)
+static void peers(FILE *f, const json_t *r, int depth, int all)
 {
     const json_t *list = json_object_get(r, "peers"), *p;
     size_t i;
@@ -245,31 +468,32 @@ static void peers(FILE *f, const json_t *r, int depth)
 
         fprintf(f, "\npeer %s\n", esc_or(p, "url", "-", e1));
         if (json_is_object(rep) && depth < 2)
-            render(f, rep, depth + 1);
+            render(f, rep, depth + 1, all);
         else
             fprintf(f, "  (no report)\n");
     }
 }
 
-static void render(FILE *f, const json_t *r, int depth)
+static void render(FILE *f, const json_t *r, int depth, int all)
 {
     head(f, r);
+    story(f, r);
     summary(f, r);
     if (depth == 0)
         run_report_hosts(f, r);
-    disks(f, r);
-    interfaces(f, r);
+    disks(f, r, all);
+    interfaces(f, r, all);
     details(f, r);
-    peers(f, r, depth);
+    peers(f, r, depth, all);
 }
 
-char *run_report_text(const json_t *report)
+char *run_report_text(const json_t *report, int all)
 {
     struct cli_memfile m;
     FILE *f = cli_memfile_open(&m);
 
     if (!f)
         return NULL;
-    render(f, report, 0);
+    render(f, report, 0, all);
     return cli_memfile_close(&m);
 }

@@ -162,10 +162,16 @@ static const char *cell_dirty(const struct host_sums *h, char *buf, size_t cap)
                             buf, cap);
 }
 
-static const char *cell_measured(const struct host_sums *h, char *buf, size_t cap)
+/* The headline: durable for a host that wrote, else its devices' read rate. */
+static const char *cell_headline(const struct host_sums *h, char *buf, size_t cap)
 {
-    return cli_format_rate(cli_json_num(json_object_get(h->rep, "tool"), "measured_bytes_per_s"),
-                           buf, cap);
+    const json_t *hl = json_object_get(h->rep, "headline");
+    const char *kind = cli_json_str(hl, "kind");
+    char r[32];
+
+    cli_format_rate(cli_json_num(hl, "bytes_per_s"), r, sizeof(r));
+    snprintf(buf, cap, "%s%s", r, !kind ? "" : strcmp(kind, "durable") == 0 ? " durable" : " read");
+    return buf;
 }
 
 static const struct row {
@@ -184,7 +190,7 @@ static const struct row {
     {"tcp retransmits", cell_retrans},
     {"cpu avg (busiest)", cell_cpu},
     {"dirty at exit", cell_dirty},
-    {"measured throughput", cell_measured},
+    {"headline throughput", cell_headline},
 };
 
 void run_report_hosts(FILE *f, const json_t *report)

@@ -86,20 +86,23 @@ char *run_live_line(const json_t *latest, long long id, double elapsed_s, char *
 double run_latest_dirty(const json_t *latest);
 
 /*
- * A run report (the JSON object of design section 7) as text for people: the few numbers that
- * matter first - measured vs claimed throughput, the cache-served share of reads, dirty data at
- * exit with the tail's duration and bytes written back, the busiest core - then one line per disk
- * and per interface, TCP, memory, payload and peers. Absent or null values print as "-" or are
- * left out. Returns a malloc'd string, or NULL when out of memory.
+ * A run report (the JSON object of docs/report.md) as text for people, the one renderer of
+ * perflog run and perflog report: the story first - when the command returned, when its data was
+ * on disk (durable), how long it stayed dirty and how fast it was then written, or for a run that
+ * only read, the devices' read rate and the cache-served share - then the throughputs, the cache,
+ * dirty data at exit, the busiest core, one line per disk and per interface (idle ones only when
+ * `all`), TCP, memory, the processes (saying whether their rows add up to the totals), payload
+ * and peers. Absent or null values print as "-" or are left out. Returns a malloc'd string, or
+ * NULL when out of memory.
  */
-char *run_report_text(const json_t *report);
+char *run_report_text(const json_t *report, int all);
 
 /*
  * The hosts of a run side by side, for a report whose "peers" holds the peers' reports (as
  * `perflog run` and `perflog report` fill it): a column for the report's own host and one per
  * peer, rows for disk read and write (+ tail), network bytes and packets each way without the
- * loopback, retransmits, CPU, dirty data at exit and the measured throughput. Writes nothing
- * without peers. A peer without a report shows "(no report)".
+ * loopback, retransmits, CPU, dirty data at exit and the headline throughput (durable, or the
+ * device read rate). Writes nothing without peers. A peer without a report shows "(no report)".
  */
 void run_report_hosts(FILE *f, const json_t *report);
 

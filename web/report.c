@@ -9,12 +9,17 @@
  * three ticks around it, and run + tail add up with nothing counted twice. Byte and packet counts
  * integrate rate x that share of the tick's real interval, which gives back the stored deltas over
  * whole ticks; averages are weighted the same way.
+ *
+ * When the run has its edge readings (report_run.edges: raw counters read at the start, end and
+ * settle instants), its totals are their differences instead, exact to the millisecond; rates and
+ * peaks stay the ticks'. Levels are changes from the start. The figures of docs/report.md that
+ * need a series (the durable moment, the tail's phases) run on the ticks and the edge readings
+ * merged into one list of points, in report_figures.c.
  */
 #include "report.h"
 
 #include "claims.h"
 #include "data.h"
-#include "printf_attr.h"
 #include "report_io.h"
 #include "report_proc.h"
 #include "series.h"
@@ -22,7 +27,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +72,9 @@ struct ctx {
     int64_t start_ms;   /* the run: start_ms < t <= end_ms */
     int64_t end_ms;     /* the tail: end_ms < t <= tail_to_ms */
     int64_t tail_to_ms;
+    /* The edge readings (report.h): the run's totals come from start -> end (and the tail's from
+     * end -> settle) when both readings are there; NULL when absent. */
+    const json_t *e_start, *e_end, *e_settle;
 };
 
 /* What one series did in one window. Integral and time skip points without an interval. */
@@ -324,6 +331,14 @@ static void set_known(json_t *o, const char *key, int64_t v)
     json_object_set_new(o, key, v >= 0 ? json_integer(v) : json_null());
 }
 
+/* A number member, or NAN when absent or null. */
+static double json_num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 static void set_str(json_t *o, const char *key, const char *s)
 {
     json_object_set_new(o, key, s ? json_string(s) : json_null());
@@ -364,11 +379,65 @@ static void each_instance(const struct ctx *x, int obj,
     }
 }
 
+/* ---- the edge readings ---- */
+
+/* edge.group[inst].key (inst NULL: edge.group.key) as a double, or NAN when absent. */
+static double edge_num(const json_t *edge, const char *group, const char *inst, const char *key)
+{
+    const json_t *g = json_object_get(edge, group), *v;
+
+    if (inst)
+        g = json_object_get(g, inst);
+    v = json_object_get(g, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The growth of a raw counter between two readings, NAN when either lacks it or it went down
+ * (a reset: the device was replaced between the edges). */
+static double edge_delta(const json_t *a, const json_t *b, const char *group, const char *inst,
+                         const char *key)
+{
+    double x = edge_num(a, group, inst, key), y = edge_num(b, group, inst, key);
+
+    return isnan(x) || isnan(y) || y < x ? NAN : y - x;
+}
+
+/* Whether the run's totals come from the edges: both the start and the end reading are there. */
+static int run_edges(const struct ctx *x)
+{
+    return x->e_start && x->e_end;
+}
+
+/* The tail's totals come from the edges only when the settle reading is there too. */
+static int tail_edges(const struct ctx *x)
+{
+    return x->e_end && x->e_settle;
+}
+
+/* An edge total when the window has its readings, else the ticks' integral. */
+static double run_total(const struct ctx *x, const char *group, const char *inst, const char *key,
+                        const struct agg *ticks)
+{
+    double v = run_edges(x) ? edge_delta(x->e_start, x->e_end, group, inst, key) : NAN;
+
+    return isnan(v) ? total(ticks) : v;
+}
+
+static double tail_total(const struct ctx *x, const char *group, const char *inst, const char *key,
+                         const struct agg *ticks)
+{
+    double v = tail_edges(x) ? edge_delta(x->e_end, x->e_settle, group, inst, key) : NAN;
+
+    return isnan(v) ? total(ticks) : v;
+}
+
 /* ---- disks ---- */
 
 struct disk_totals {
     json_t *arr;
     double read, write, tail_write; /* sums over disks, NAN until one has a value */
+    double peak_second;             /* the busiest second of the devices (read + write), bytes/s */
+    double read_avg; /* without edges: the ticks' average read rate over their own seconds */
 };
 
 static double add_known(double sum, double v)
@@ -378,54 +447,127 @@ static double add_known(double sum, double v)
     return isnan(sum) ? v : sum + v;
 }
 
+/* The busiest second of read + write on one device over run and tail: the largest sum of the two
+ * rates in one tick. */
+static double peak_second(const struct ctx *x, long rs, long ws)
+{
+    double best = NAN;
+
+    for (size_t p = 0; p < x->res->npoints; p++) {
+        double v = add_known(rs >= 0 ? value(x, rs, p) : NAN, ws >= 0 ? value(x, ws, p) : NAN);
+        int in_run, in_tail;
+
+        overlap_s(x, p, W_RUN, &in_run);
+        overlap_s(x, p, W_TAIL, &in_tail);
+        if (!isnan(v) && (in_run || in_tail))
+            best = isnan(best) || v > best ? v : best;
+    }
+    return best;
+}
+
+/* Stacked devices (device mapper, md RAID) carry the bytes of the disks below them again: the
+ * kernel names them dm-N and mdN, and the ticks' _Total leaves them out, as the edge totals do. */
+static int stacked(const char *inst)
+{
+    return strncmp(inst, "dm-", 3) == 0 ||
+           (strncmp(inst, "md", 2) == 0 && inst[2] >= '0' && inst[2] <= '9');
+}
+
+/* Whether a device counts in the totals: the edge reading says (in_total, as the collector
+ * decided for _Total), else its name does. */
+static int in_total(const struct ctx *x, const char *inst)
+{
+    double v = edge_num(x->e_start, "disks", inst, "in_total");
+
+    return isnan(v) ? !stacked(inst) : v == 1;
+}
+
 static void disk_one(const struct ctx *x, const char *inst, void *arg)
 {
     struct disk_totals *t = arg;
-    struct agg rd = aggregate(x, find_series(x, OBJ_DISK, inst, "Disk Read Bytes/sec"), W_RUN);
-    struct agg wr = aggregate(x, find_series(x, OBJ_DISK, inst, "Disk Write Bytes/sec"), W_RUN);
-    struct agg tw = aggregate(x, find_series(x, OBJ_DISK, inst, "Disk Write Bytes/sec"), W_TAIL);
+    long rs = find_series(x, OBJ_DISK, inst, "Disk Read Bytes/sec");
+    long ws = find_series(x, OBJ_DISK, inst, "Disk Write Bytes/sec");
+    long bs = find_series(x, OBJ_DISK, inst, "% Disk Time");
+    struct agg rd = aggregate(x, rs, W_RUN), wr = aggregate(x, ws, W_RUN);
+    struct agg trd = aggregate(x, rs, W_TAIL), tw = aggregate(x, ws, W_TAIL);
     struct agg ro = aggregate(x, find_series(x, OBJ_DISK, inst, "Disk Reads/sec"), W_RUN);
     struct agg wo = aggregate(x, find_series(x, OBJ_DISK, inst, "Disk Writes/sec"), W_RUN);
-    struct agg busy = aggregate(x, find_series(x, OBJ_DISK, inst, "% Disk Time"), W_RUN);
+    struct agg busy = aggregate(x, bs, W_RUN), tbusy = aggregate(x, bs, W_TAIL);
+    double r_b, w_b, tw_b, tr_b, busy_ms, tbusy_ms, moved, busy_pct = agg_avg(&busy);
     json_t *d;
 
     if (!rd.n && !wr.n && !tw.n)
         return; /* a device the log knows but that was not there for this run */
+    r_b = run_total(x, "disks", inst, "read_bytes", &rd);
+    w_b = run_total(x, "disks", inst, "write_bytes", &wr);
+    tw_b = tail_total(x, "disks", inst, "write_bytes", &tw);
+    tr_b = tail_total(x, "disks", inst, "read_bytes", &trd);
+    /* % Disk Time x seconds / 100 = the seconds the device had I/O in flight */
+    busy.integral *= 10.0;
+    tbusy.integral *= 10.0;
+    busy_ms = run_total(x, "disks", inst, "busy_ms", &busy);
+    tbusy_ms = tail_total(x, "disks", inst, "busy_ms", &tbusy);
+    moved = add_known(add_known(r_b, w_b), add_known(tw_b, tr_b));
     d = json_object();
     set_str(d, "instance", inst);
-    set_count(d, "read_bytes", total(&rd));
-    set_count(d, "write_bytes", total(&wr));
-    set_count(d, "tail_write_bytes", total(&tw));
+    set_count(d, "read_bytes", r_b);
+    set_count(d, "write_bytes", w_b);
+    set_count(d, "tail_write_bytes", tw_b);
+    set_count(d, "tail_read_bytes", tr_b);
     set_num(d, "avg_read_bytes_per_s", agg_avg(&rd));
     set_num(d, "peak_read_bytes_per_s", peak(&rd));
     set_num(d, "avg_write_bytes_per_s", agg_avg(&wr));
     set_num(d, "peak_write_bytes_per_s", peak(&wr));
-    set_count(d, "read_ops", total(&ro));
-    set_count(d, "write_ops", total(&wo));
-    set_num(d, "busy_pct", agg_avg(&busy));
+    set_count(d, "read_ops", run_total(x, "disks", inst, "read_ops", &ro));
+    set_count(d, "write_ops", run_total(x, "disks", inst, "write_ops", &wo));
+    set_num(d, "busy_pct", busy_pct);
+    set_num(d, "busy_s", add_known(busy_ms, tbusy_ms) / 1000.0);
+    set_num(d, "device_bytes_per_s",
+            add_known(busy_ms, tbusy_ms) > 0 ? moved * 1000.0 / add_known(busy_ms, tbusy_ms) : NAN);
+    set_num(d, "peak_second_bytes_per_s", peak_second(x, rs, ws));
     json_array_append_new(t->arr, d);
-    t->read = add_known(t->read, total(&rd));
-    t->write = add_known(t->write, total(&wr));
-    t->tail_write = add_known(t->tail_write, total(&tw));
+    if (!in_total(x, inst))
+        return;
+    t->read = add_known(t->read, r_b);
+    t->write = add_known(t->write, w_b);
+    t->tail_write = add_known(t->tail_write, tw_b);
 }
 
-/* Disks, and the device totals: _Total (whole disks only, so stacked dm/md devices do not count
- * twice) when the log has it, else the sum of the listed devices. */
+/*
+ * Disks, and the device totals. With edge readings the totals are the sum of the whole disks'
+ * exact edge deltas; from the ticks alone, _Total (whole disks only, so stacked dm/md devices do
+ * not count twice) when the log has it, else the sum of the listed devices.
+ */
 static json_t *disks_json(const struct ctx *x, struct disk_totals *t)
 {
     long tr = find_series(x, OBJ_DISK, "_Total", "Disk Read Bytes/sec");
     long tw = find_series(x, OBJ_DISK, "_Total", "Disk Write Bytes/sec");
     struct agg a = aggregate(x, tr, W_RUN), b = aggregate(x, tw, W_RUN),
                c = aggregate(x, tw, W_TAIL);
+    size_t i;
+    json_t *d;
 
     t->arr = json_array();
     t->read = t->write = t->tail_write = NAN;
     each_instance(x, OBJ_DISK, disk_one, t);
-    if (a.n || b.n) {
+    t->peak_second = peak_second(x, tr, tw);
+    if (isnan(t->peak_second)) /* no _Total: the busiest single device */
+        json_array_foreach(t->arr, i, d)
+        {
+            double v = json_number_value(json_object_get(d, "peak_second_bytes_per_s"));
+
+            if (!stacked(json_string_value(json_object_get(d, "instance"))))
+                t->peak_second = isnan(t->peak_second) || v > t->peak_second ? v : t->peak_second;
+        }
+    /* Whole ticks' bytes over the exact duration would overstate a short run: without edges the
+     * read rate is the ticks' bytes over the ticks' own seconds. */
+    t->read_avg = !run_edges(x) && a.n ? agg_avg(&a) : NAN;
+    if (!run_edges(x) && (a.n || b.n)) {
         t->read = total(&a);
         t->write = total(&b);
-        t->tail_write = c.n ? c.integral : 0.0;
     }
+    if (!tail_edges(x) && (a.n || b.n))
+        t->tail_write = c.n ? c.integral : 0.0;
     return t->arr;
 }
 
@@ -457,12 +599,28 @@ static void net_one(const struct ctx *x, const char *inst, void *arg)
     struct agg rp = aggregate(x, find_series(x, OBJ_NET, inst, "Packets Received/sec"), W_RUN);
     struct agg tp = aggregate(x, find_series(x, OBJ_NET, inst, "Packets Sent/sec"), W_RUN);
     struct agg bw = aggregate(x, find_series(x, OBJ_NET, inst, "Current Bandwidth"), W_RUN);
-    double rx = total(&rb), tx = total(&tb), rxp = total(&rp), txp = total(&tp);
-    double rxp_i = round(rxp), txp_i = round(txp), top;
+    double rx = run_total(x, "nics", inst, "rx_bytes", &rb);
+    double tx = run_total(x, "nics", inst, "tx_bytes", &tb);
+    double rxp = run_total(x, "nics", inst, "rx_packets", &rp);
+    double txp = run_total(x, "nics", inst, "tx_packets", &tp);
+    double rxp_i = round(rxp), txp_i = round(txp), top, errs, drops;
     json_t *n;
 
     if (!rb.n && !tb.n)
         return;
+    errs = sum2(count_delta(x, find_series(x, OBJ_NET, inst, "Packets Received Errors")),
+                count_delta(x, find_series(x, OBJ_NET, inst, "Packets Outbound Errors")));
+    drops = sum2(count_delta(x, find_series(x, OBJ_NET, inst, "Packets Received Discarded")),
+                 count_delta(x, find_series(x, OBJ_NET, inst, "Packets Outbound Discarded")));
+    if (run_edges(x)) {
+        double e = sum2(edge_delta(x->e_start, x->e_end, "nics", inst, "rx_errors"),
+                        edge_delta(x->e_start, x->e_end, "nics", inst, "tx_errors"));
+        double dr = sum2(edge_delta(x->e_start, x->e_end, "nics", inst, "rx_drops"),
+                         edge_delta(x->e_start, x->e_end, "nics", inst, "tx_drops"));
+
+        errs = isnan(e) ? errs : e;
+        drops = isnan(dr) ? drops : dr;
+    }
     n = json_object();
     set_str(n, "instance", inst);
     set_count(n, "rx_bytes", rx);
@@ -475,12 +633,8 @@ static void net_one(const struct ctx *x, const char *inst, void *arg)
     set_num(n, "avg_tx_bytes_per_s", agg_avg(&tb));
     set_num(n, "peak_rx_bytes_per_s", peak(&rb));
     set_num(n, "peak_tx_bytes_per_s", peak(&tb));
-    set_count(n, "errors",
-              sum2(count_delta(x, find_series(x, OBJ_NET, inst, "Packets Received Errors")),
-                   count_delta(x, find_series(x, OBJ_NET, inst, "Packets Outbound Errors"))));
-    set_count(n, "discards",
-              sum2(count_delta(x, find_series(x, OBJ_NET, inst, "Packets Received Discarded")),
-                   count_delta(x, find_series(x, OBJ_NET, inst, "Packets Outbound Discarded"))));
+    set_count(n, "errors", errs);
+    set_count(n, "discards", drops);
     /* the busier direction's peak against the link speed (full duplex: each way has it all) */
     top = fmax(peak(&rb), peak(&tb));
     set_num(n, "bandwidth_bits_per_s", bw.n && bw.peak > 0 ? bw.peak : NAN);
@@ -513,15 +667,40 @@ static void cpu_one(const struct ctx *x, const char *inst, void *arg)
     }
 }
 
+/* CPU seconds of every core but the idle ones (idle, iowait) and steal, which the hypervisor
+ * gave to someone else, between two edge readings. */
+static double edge_cpu_s(const json_t *a, const json_t *b)
+{
+    static const char *const busy[] = {"user_ms", "nice_ms", "system_ms", "irq_ms", "softirq_ms"};
+    double ms = NAN;
+
+    for (size_t i = 0; i < sizeof(busy) / sizeof(busy[0]); i++)
+        ms = add_known(ms, edge_delta(a, b, "cpu", NULL, busy[i]));
+    return ms / 1000.0;
+}
+
+static void cpu_sum(const struct ctx *x, const char *inst, void *arg)
+{
+    double *s = arg;
+    struct agg a = aggregate(x, find_series(x, OBJ_PROCESSOR, inst, "% Processor Time"), W_RUN);
+
+    if (a.n)
+        *s = add_known(*s, a.integral / 100.0);
+}
+
 static json_t *cpu_json(const struct ctx *x)
 {
     struct agg all =
         aggregate(x, find_series(x, OBJ_PROCESSOR, "_Total", "% Processor Time"), W_RUN);
     struct busiest b = {NAN, NAN, NULL};
     json_t *c = json_object(), *bj = json_object();
+    double cpu_s = run_edges(x) ? edge_cpu_s(x->e_start, x->e_end) : NAN;
 
     each_instance(x, OBJ_PROCESSOR, cpu_one, &b);
+    if (isnan(cpu_s))
+        each_instance(x, OBJ_PROCESSOR, cpu_sum, &cpu_s);
     set_num(c, "avg_pct", agg_avg(&all));
+    set_num(c, "cpu_s", cpu_s);
     set_str(bj, "instance", b.inst);
     set_num(bj, "avg_pct", b.avg);
     set_num(bj, "privileged_pct", b.priv);
@@ -529,34 +708,95 @@ static json_t *cpu_json(const struct ctx *x)
     return c;
 }
 
-/* ---- memory ---- */
+/* ---- memory: levels relative to the start ---- */
 
-static json_t *memory_json(const struct ctx *x)
+/* A level at the start this high (half the background threshold, else 64 MiB) is someone else's
+ * data the kernel has not written yet: the run's figures are changes from it, and say so. */
+#define HIGH_START_BYTES (64.0 * 1048576.0)
+
+/* The levels of the run: absolute at the start, the rest relative to it. */
+struct levels {
+    double start, end;    /* dirty + writeback: absolute at the start, change at the end */
+    double peak_excess;   /* largest change over run + tail */
+    double peak_dirty;    /* largest absolute dirty + writeback over run + tail */
+    double max_run_dirty; /* largest absolute Dirty (without writeback) during the run */
+    double threshold, background_threshold; /* the kernel's, bytes; NAN unknown */
+    int high_at_start;
+    const char *window; /* "edges" or "ticks": where start and end came from */
+};
+
+/* Dirty + writeback of an edge reading, or NAN. */
+static double edge_dirty(const json_t *e)
 {
-    long cache = find_series(x, OBJ_MEMORY, "", "Cache Bytes");
+    return sum2(edge_num(e, "mem", NULL, "dirty_bytes"),
+                edge_num(e, "mem", NULL, "writeback_bytes"));
+}
+
+/* A threshold of the kernel: the edges' "kernel", else the start reading's "mem". */
+static double kernel_num(const struct ctx *x, const json_t *kernel, const char *key)
+{
+    const json_t *v = json_object_get(kernel, key);
+
+    return json_is_number(v) ? json_number_value(v) : edge_num(x->e_start, "mem", NULL, key);
+}
+
+static void levels_find(const struct ctx *x, const json_t *kernel, struct levels *l)
+{
     long dirty = find_series(x, OBJ_MEMORY, "", "Dirty Bytes");
     long wb = find_series(x, OBJ_MEMORY, "", "Writeback Bytes");
-    struct agg tail =
-        aggregate(x, find_series(x, OBJ_MEMORY, "", "Written Back Bytes/sec"), W_TAIL);
-    struct agg run = aggregate(x, find_series(x, OBJ_MEMORY, "", "Written Back Bytes/sec"), W_RUN);
-    double dirty_start = sum2(value_at_start(x, dirty), value_at_start(x, wb));
-    double dirty_end = sum2(value_at_end(x, dirty), value_at_end(x, wb));
-    double peak_dirty = NAN;
+    double s = edge_dirty(x->e_start), e = edge_dirty(x->e_end);
+
+    l->window = !isnan(s) ? "edges" : "ticks";
+    l->start = !isnan(s) ? s : sum2(value_at_start(x, dirty), value_at_start(x, wb));
+    e = !isnan(e) && !isnan(s) ? e : sum2(value_at_end(x, dirty), value_at_end(x, wb));
+    l->end = e - l->start;
+    l->peak_dirty = NAN;
+    l->max_run_dirty = edge_num(x->e_end, "mem", NULL, "dirty_bytes");
+    for (size_t p = 0; dirty >= 0 && wb >= 0 && p < x->res->npoints; p++) {
+        int in_run = in_window(x, x->res->ts[p], W_RUN);
+
+        if (in_run || in_window(x, x->res->ts[p], W_TAIL))
+            l->peak_dirty = fmax(l->peak_dirty, sum2(value(x, dirty, p), value(x, wb, p)));
+        if (in_run && !isnan(value(x, dirty, p)))
+            l->max_run_dirty = fmax(l->max_run_dirty, value(x, dirty, p));
+    }
+    l->peak_dirty = fmax(l->peak_dirty, fmax(e, edge_dirty(x->e_settle)));
+    l->peak_excess = l->peak_dirty - l->start;
+    l->threshold = kernel_num(x, kernel, "dirty_threshold_bytes");
+    l->background_threshold = kernel_num(x, kernel, "dirty_background_threshold_bytes");
+    l->high_at_start = isfinite(l->start) && l->start >= (isfinite(l->background_threshold)
+                                                              ? 0.5 * l->background_threshold
+                                                              : HIGH_START_BYTES);
+}
+
+/* "memory": the levels of the run, and the bytes the kernel wrote back in run and tail. */
+static json_t *memory_json(const struct ctx *x, const struct levels *l)
+{
+    long cache = find_series(x, OBJ_MEMORY, "", "Cache Bytes");
+    long wrs = find_series(x, OBJ_MEMORY, "", "Written Back Bytes/sec");
+    struct agg tail = aggregate(x, wrs, W_TAIL), run = aggregate(x, wrs, W_RUN);
+    double cs = edge_num(x->e_start, "mem", NULL, "cached_bytes");
+    double ce = edge_num(x->e_end, "mem", NULL, "cached_bytes");
     json_t *m = json_object();
 
-    for (size_t p = 0; dirty >= 0 && wb >= 0 && p < x->res->npoints; p++)
-        if (in_window(x, x->res->ts[p], W_RUN) || in_window(x, x->res->ts[p], W_TAIL))
-            peak_dirty = fmax(peak_dirty, sum2(value(x, dirty, p), value(x, wb, p)));
-    set_count(m, "cache_growth_bytes", value_at_end(x, cache) - value_at_start(x, cache));
-    set_count(m, "dirty_bytes_at_start", dirty_start);
-    set_count(m, "dirty_bytes_at_end", dirty_end);
-    set_count(m, "peak_dirty_bytes", peak_dirty);
-    set_count(m, "writeback_run_bytes", total(&run));
+    /* a level, not a counter: it may go down, so not edge_delta */
+    set_count(m, "cache_growth_bytes",
+              !isnan(cs) && !isnan(ce) ? ce - cs
+                                       : value_at_end(x, cache) - value_at_start(x, cache));
+    set_count(m, "dirty_bytes_at_start", l->start);
+    json_object_set_new(m, "dirty_high_at_start",
+                        isfinite(l->start) ? json_boolean(l->high_at_start) : json_null());
+    set_count(m, "dirty_bytes_at_end", l->end);
+    set_count(m, "dirty_level_at_end_bytes", l->end + l->start);
+    set_count(m, "peak_dirty_bytes", l->peak_dirty);
+    set_count(m, "peak_dirty_growth_bytes", l->peak_excess);
+    set_count(m, "writeback_run_bytes", run_total(x, "mem", NULL, "written_bytes", &run));
     /* with the counter logged, a tail without a value of it wrote back nothing */
     set_count(m, "writeback_tail_bytes",
-              tail.n                                                          ? tail.integral
-              : find_series(x, OBJ_MEMORY, "", "Written Back Bytes/sec") >= 0 ? 0.0
-                                                                              : NAN);
+              tail_edges(x) ? tail_total(x, "mem", NULL, "written_bytes", &tail)
+              : tail.n      ? tail.integral
+              : wrs >= 0    ? 0.0
+                            : NAN);
     return m;
 }
 
@@ -632,7 +872,8 @@ static json_t *processes_json(struct reader *rd, struct live *live, int64_t inte
         goto out;
     {
         struct ctx x = {
-            set.s, set.n, &res, iv, run->start_ms, run->end_ms >= 0 ? run->end_ms : to_ms, to_ms};
+            set.s, set.n, &res, iv,  run->start_ms, run->end_ms >= 0 ? run->end_ms : to_ms,
+            to_ms, NULL,  NULL, NULL};
 
         for (size_t i = 0; i + PC_N <= set.n; i += PC_N, n++) {
             pt[n].inst = set.s[i].inst;
@@ -749,21 +990,216 @@ static json_t *payload_json(const struct report_run *run, const struct disk_tota
     return p;
 }
 
-static json_t *tool_json(const struct report_run *run, const struct disk_totals *d,
-                         double duration_s)
+static json_t *tool_json(const struct report_run *run, struct tool_claim *c)
 {
     json_t *t = json_object();
-    struct tool_claim c;
-    int have = run->tool_output && claims_parse(run->tool_output, strlen(run->tool_output), &c);
-    double moved = run->payload_bytes > 0 ? (double)run->payload_bytes : fmax(d->read, d->write);
+    int have = run->tool_output && claims_parse(run->tool_output, strlen(run->tool_output), c);
 
-    set_str(t, "name", have ? c.name : NULL);
+    if (!have)
+        c->claimed_bytes_per_s = -1;
+    set_str(t, "name", have ? c->name : NULL);
     set_num(t, "claimed_bytes_per_s",
-            have && c.claimed_bytes_per_s >= 0 ? c.claimed_bytes_per_s : NAN);
-    set_count(t, "claimed_bytes", have && c.claimed_bytes >= 0 ? (double)c.claimed_bytes : NAN);
-    set_num(t, "claimed_seconds", have && c.claimed_seconds >= 0 ? c.claimed_seconds : NAN);
-    set_num(t, "measured_bytes_per_s", duration_s > 0 ? moved / duration_s : NAN);
+            have && c->claimed_bytes_per_s >= 0 ? c->claimed_bytes_per_s : NAN);
+    set_count(t, "claimed_bytes", have && c->claimed_bytes >= 0 ? (double)c->claimed_bytes : NAN);
+    set_num(t, "claimed_seconds", have && c->claimed_seconds >= 0 ? c->claimed_seconds : NAN);
     return t;
+}
+
+/* ---- throughput, the tail, the kernel, the headline ---- */
+
+static int by_point_time(const void *a, const void *b)
+{
+    int64_t x = ((const struct report_point *)a)->t_ms, y = ((const struct report_point *)b)->t_ms;
+
+    return (x > y) - (x < y);
+}
+
+/* The devices' write rate of point p: _Total's, else the sum of the whole disks'. */
+static double write_rate(const struct ctx *x, long total_ws, size_t p)
+{
+    double sum = NAN;
+
+    if (total_ws >= 0)
+        return value(x, total_ws, p);
+    for (size_t i = 0; i < x->ns; i++)
+        if (x->s[i].obj == OBJ_DISK && !stacked(x->s[i].inst) &&
+            strcmp(counter_objects[OBJ_DISK].counters[x->s[i].counter].name,
+                   "Disk Write Bytes/sec") == 0)
+            sum = add_known(sum, value(x, (long)i, p));
+    return sum;
+}
+
+static void add_edge_point(struct report_point *pts, size_t *n, const json_t *e, double start)
+{
+    const json_t *t = json_object_get(e, "t_ms");
+
+    if (json_is_integer(t) && !isnan(edge_dirty(e)))
+        pts[(*n)++] = (struct report_point){json_integer_value(t), edge_dirty(e) - start, NAN, 0};
+}
+
+/* The run and its tail as points (ticks after the start, and the end and settle readings),
+ * sorted by time; malloc'd, count in *n. */
+static struct report_point *points_of(const struct ctx *x, const struct levels *l, size_t *n)
+{
+    long dirty = find_series(x, OBJ_MEMORY, "", "Dirty Bytes");
+    long wb = find_series(x, OBJ_MEMORY, "", "Writeback Bytes");
+    long ws = find_series(x, OBJ_DISK, "_Total", "Disk Write Bytes/sec");
+    struct report_point *pts = malloc((x->res->npoints + 2) * sizeof(*pts));
+
+    *n = 0;
+    if (!pts)
+        return NULL;
+    for (size_t p = 0; p < x->res->npoints; p++) {
+        if (x->res->ts[p] <= x->start_ms || x->res->ts[p] > x->tail_to_ms)
+            continue;
+        pts[(*n)++] = (struct report_point){
+            x->res->ts[p],
+            dirty >= 0 && wb >= 0 ? sum2(value(x, dirty, p), value(x, wb, p)) - l->start : NAN,
+            write_rate(x, ws, p), x->iv_s[p]};
+    }
+    add_edge_point(pts, n, x->e_end, l->start);
+    add_edge_point(pts, n, x->e_settle, l->start);
+    qsort(pts, *n, sizeof(*pts), by_point_time);
+    return pts;
+}
+
+/* Whether the run wrote to a local disk: its own storage writes when known (the client's, else
+ * the followed root process's), else its dirty data rising above the start level. */
+static int run_writes(const json_t *process, const struct levels *l)
+{
+    const json_t *w = json_object_get(process, "storage_write_bytes");
+
+    if (json_is_number(w))
+        return json_number_value(w) >= 1048576.0;
+    return isfinite(l->peak_excess) && l->peak_excess > report_level_slack(l->peak_excess);
+}
+
+struct figures {
+    int64_t durable_at_ms;      /* -1 unknown */
+    const char *durable_window; /* "edges" when an edge reading bracketed the moment */
+    struct report_tail tail;
+};
+
+/*
+ * When another writer's dirty data keeps the system's level up, the excess never comes back down,
+ * but the settle reading may still say the run's own data is on the device (ended_by
+ * own_written: the disks wrote the run's storage bytes). Trust it only when the cache agrees: the
+ * excess at that reading has fallen from its peak by the run's own bytes, less the slack; the
+ * devices' bytes alone may have been someone else's. The settle instant, or -1.
+ */
+static int64_t durable_by_own(const struct ctx *x, const struct levels *l, double own_bytes,
+                              double slack)
+{
+    const char *by = json_string_value(json_object_get(x->e_settle, "ended_by"));
+    const json_t *t = json_object_get(x->e_settle, "t_ms");
+    double fell = l->peak_dirty - edge_dirty(x->e_settle);
+
+    if (!by || strcmp(by, "own_written") != 0 || !json_is_integer(t) || !(own_bytes > 0) ||
+        !(fell >= own_bytes - slack))
+        return -1;
+    return json_integer_value(t);
+}
+
+static void figures_find(const struct ctx *x, const struct levels *l, int ended, double own_bytes,
+                         struct figures *f)
+{
+    size_t n = 0;
+    struct report_point *pts = points_of(x, l, &n);
+    double slack;
+
+    f->durable_at_ms = -1;
+    f->durable_window = "ticks";
+    f->tail = (struct report_tail){NAN, NAN, NAN, NAN, NAN};
+    if (!pts)
+        return;
+    slack = report_level_slack(l->peak_excess);
+    if (ended && isfinite(l->start)) {
+        f->durable_at_ms = report_durable_at(pts, n, x->end_ms, slack);
+        /* an edge reading on either side of the moment bounds it to its own instant */
+        for (size_t i = 0; i < n && f->durable_at_ms >= 0; i++)
+            if (pts[i].t_ms >= f->durable_at_ms) {
+                if (pts[i].iv_s == 0 || (i && pts[i - 1].iv_s == 0))
+                    f->durable_window = "edges";
+                break;
+            }
+        if (f->durable_at_ms < 0 &&
+            (f->durable_at_ms = durable_by_own(x, l, own_bytes, slack)) >= 0)
+            f->durable_window = "edges";
+    }
+    if (ended)
+        report_tail_phases(pts, n, x->end_ms, f->durable_at_ms, slack, &f->tail);
+    free(pts);
+}
+
+static json_t *throughput_json(const struct report_run *run, const struct tool_claim *c,
+                               const struct figures *f, double duration_s)
+{
+    json_t *t = json_object();
+    double bytes = run->payload_bytes > 0 ? (double)run->payload_bytes : NAN;
+    double durable_ms = f->durable_at_ms >= 0 ? (double)(f->durable_at_ms - run->start_ms) : NAN;
+
+    set_num(t, "claimed", c->claimed_bytes_per_s >= 0 ? c->claimed_bytes_per_s : NAN);
+    set_num(t, "returned", duration_s > 0 ? bytes / duration_s : NAN);
+    set_num(t, "durable", durable_ms > 0 ? bytes * 1000.0 / durable_ms : NAN);
+    set_count(t, "durable_ms", durable_ms);
+    return t;
+}
+
+static json_t *tail_json(const struct report_tail *t)
+{
+    json_t *j = json_object();
+
+    set_count(j, "wait_ms", t->wait_ms);
+    set_count(j, "write_ms", t->write_ms);
+    set_count(j, "write_bytes", t->write_bytes);
+    set_num(j, "write_bytes_per_s", t->write_bytes_per_s);
+    set_num(j, "peak_write_bytes_per_s", t->peak_write_bytes_per_s);
+    return j;
+}
+
+/* "kernel": the writeback settings read at the start edge, and whether the run's writers met the
+ * dirty threshold, where the kernel makes writers wait (balance_dirty_pages). */
+static json_t *kernel_json(const json_t *kernel, const struct levels *l)
+{
+    json_t *k = json_is_object(kernel) ? json_deep_copy(kernel) : json_object();
+
+    if (isfinite(l->threshold) && l->threshold > 0 && isfinite(l->max_run_dirty))
+        json_object_set_new(k, "throttled", json_boolean(l->max_run_dirty >= l->threshold));
+    else
+        json_object_set_new(k, "throttled", json_null());
+    return k;
+}
+
+static json_t *headline_json(int writes, const json_t *throughput, const json_t *process,
+                             const struct disk_totals *d, double duration_s)
+{
+    struct report_headline h;
+    json_t *j = json_object();
+
+    report_pick_headline(writes, json_num(throughput, "durable"),
+                         !isnan(d->read_avg) ? d->read_avg
+                         : duration_s > 0    ? d->read / duration_s
+                                             : NAN,
+                         d->peak_second, &h);
+    set_str(j, "kind", h.kind);
+    set_num(j, "bytes_per_s", h.bytes_per_s);
+    json_object_set_new(j, "capped_at_peak_second", json_boolean(h.capped));
+    set_num(j, "device_peak_second_bytes_per_s", d->peak_second);
+    set_num(j, "cache_served_read_pct", json_num(process, "cache_served_read_pct"));
+    return j;
+}
+
+static json_t *windows_json(const struct ctx *x, const struct levels *l, const struct figures *f)
+{
+    json_t *w = json_object();
+
+    set_str(w, "totals", run_edges(x) ? "edges" : "ticks");
+    set_str(w, "tail_totals", tail_edges(x) ? "edges" : "ticks");
+    set_str(w, "rates", "ticks");
+    set_str(w, "levels", l->window);
+    set_str(w, "durable_ms", f->durable_window);
+    set_str(w, "tail", "ticks");
+    return w;
 }
 
 /* ---- the report ---- */
@@ -812,7 +1248,11 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     struct net_totals nt = {NULL, NAN};
     int64_t newest, end_ms, tail_to_ms;
     double duration_s, tail_s;
-    json_t *r = NULL;
+    struct levels lv;
+    struct figures fig;
+    struct tool_claim claim;
+    const json_t *kernel;
+    json_t *r = NULL, *tp;
     char host[256];
 
     if (!run || run->start_ms < 0) {
@@ -830,7 +1270,16 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     if (fetch(rd, live, interval_ms, run->start_ms - interval_ms, tail_to_ms, &set, &res, &iv, err,
               errlen) != 0)
         goto out;
-    x = (struct ctx){set.s, set.n, &res, iv, run->start_ms, end_ms, tail_to_ms};
+    x = (struct ctx){set.s, set.n, &res, iv, run->start_ms, end_ms, tail_to_ms, NULL, NULL, NULL};
+    if (json_is_object(run->edges)) {
+        x.e_start = json_object_get(run->edges, "start");
+        x.e_end = run->end_ms >= 0 ? json_object_get(run->edges, "end") : NULL;
+        x.e_settle = x.e_end && run->settled_ms >= 0 ? json_object_get(run->edges, "settle") : NULL;
+    }
+    kernel = json_object_get(run->edges, "kernel");
+    levels_find(&x, kernel, &lv);
+    figures_find(&x, &lv, run->end_ms >= 0,
+                 run->storage_write_bytes >= 0 ? (double)run->storage_write_bytes : NAN, &fig);
     duration_s = (double)(end_ms - run->start_ms) / 1000.0;
     tail_s = (double)(tail_to_ms - end_ms) / 1000.0;
 
@@ -865,7 +1314,7 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
         json_object_set_new(r, "tcp", t);
     }
     json_object_set_new(r, "cpu", cpu_json(&x));
-    json_object_set_new(r, "memory", memory_json(&x));
+    json_object_set_new(r, "memory", memory_json(&x, &lv));
     {
         struct proc_totals root = {0};
         size_t nproc;
@@ -879,7 +1328,15 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
         json_object_set_new(r, "processes", procs);
     }
     json_object_set_new(r, "payload", payload_json(run, &dt, nt.packets, duration_s));
-    json_object_set_new(r, "tool", tool_json(run, &dt, duration_s));
+    json_object_set_new(r, "tool", tool_json(run, &claim));
+    tp = throughput_json(run, &claim, &fig, duration_s);
+    json_object_set_new(r, "headline",
+                        headline_json(run_writes(json_object_get(r, "process"), &lv), tp,
+                                      json_object_get(r, "process"), &dt, duration_s));
+    json_object_set_new(r, "throughput", tp);
+    json_object_set_new(r, "tail", tail_json(&fig.tail));
+    json_object_set_new(r, "kernel", kernel_json(kernel, &lv));
+    json_object_set_new(r, "windows", windows_json(&x, &lv, &fig));
     set_count(r, "disk_read_bytes", dt.read);
     set_count(r, "disk_write_bytes", dt.write);
     set_count(r, "disk_tail_write_bytes", dt.tail_write);
@@ -890,170 +1347,4 @@ out:
     data_result_free(&res);
     series_set_free(&set);
     return r;
-}
-
-/* ---- text ---- */
-
-struct sbuf {
-    char *s;
-    size_t n, cap;
-    int oom;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) PERFLOG_PRINTF(2, 3);
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (b->oom)
-        return;
-    va_start(ap, fmt);
-    n = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if (b->n + (size_t)n + 1 > b->cap) {
-        size_t cap = (b->cap + (size_t)n + 1) * 2;
-        char *s = realloc(b->s, cap);
-
-        if (!s) {
-            b->oom = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-        va_start(ap, fmt);
-        vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-    }
-    b->n += (size_t)n;
-}
-
-/* IEC bytes: "512 B", "1.50 KiB", "100.00 MiB"; "?" for unknown. */
-static const char *iec(double v, char *buf, size_t cap)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    size_t u = 0;
-
-    if (!isfinite(v)) {
-        snprintf(buf, cap, "?");
-        return buf;
-    }
-    while (fabs(v) >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
-        v /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, cap, "%.0f B", v);
-    else
-        snprintf(buf, cap, "%.2f %s", v, units[u]);
-    return buf;
-}
-
-static double num(const json_t *o, const char *key)
-{
-    const json_t *v = json_object_get(o, key);
-
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *str(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-
-    return s ? s : "?";
-}
-
-static void text_head(struct sbuf *b, const json_t *r)
-{
-    const json_t *tool = json_object_get(r, "tool"), *mem = json_object_get(r, "memory");
-    const json_t *cpu = json_object_get(r, "cpu"), *bz = json_object_get(cpu, "busiest");
-    const json_t *proc = json_object_get(r, "process");
-    char a[32], c[32], d[32];
-
-    sb_printf(b, "Run %lld", (long long)num(r, "id"));
-    if (json_is_string(json_object_get(r, "label")))
-        sb_printf(b, " \"%s\"", str(r, "label"));
-    sb_printf(b, " on %s: %s\n", str(r, "host"), str(r, "command"));
-    if (json_is_integer(json_object_get(r, "exit_code")))
-        snprintf(d, sizeof(d), "%lld", (long long)num(r, "exit_code"));
-    else
-        snprintf(d, sizeof(d), "unknown");
-    sb_printf(b, "  %s -> %s, %.1f s, exit %s\n", str(r, "start_utc"), str(r, "end_utc"),
-              num(r, "duration_s"), d);
-    sb_printf(b, "Throughput:     measured %s/s", iec(num(tool, "measured_bytes_per_s"), a, 32));
-    if (json_is_string(json_object_get(tool, "name")))
-        sb_printf(b, ", %s claimed %s/s", str(tool, "name"),
-                  iec(num(tool, "claimed_bytes_per_s"), c, 32));
-    sb_printf(b, "\n");
-    if (isfinite(num(proc, "cache_served_read_pct")))
-        sb_printf(b, "Cache-served:   %.1f %% of %s read\n", num(proc, "cache_served_read_pct"),
-                  iec(num(proc, "io_read_bytes"), a, 32));
-    else
-        sb_printf(b, "Cache-served:   unknown\n");
-    if (!json_is_true(json_object_get(proc, "followed")) &&
-        json_is_string(json_object_get(proc, "not_followed_reason")))
-        sb_printf(b, "Processes:      %s%s\n",
-                  json_is_false(json_object_get(proc, "followed")) ? "not followed: " : "",
-                  str(proc, "not_followed_reason"));
-    sb_printf(b, "Dirty at exit:  %s; tail %.1f s, %s written back after exit\n",
-              iec(num(mem, "dirty_bytes_at_end"), a, 32), num(r, "tail_s"),
-              iec(num(mem, "writeback_tail_bytes"), d, 32));
-    if (json_is_string(json_object_get(bz, "instance")))
-        sb_printf(b, "Busiest core:   %s at %.1f %% (privileged %.1f %%); all CPUs %.1f %%\n",
-                  str(bz, "instance"), num(bz, "avg_pct"), num(bz, "privileged_pct"),
-                  num(cpu, "avg_pct"));
-}
-
-static void text_details(struct sbuf *b, const json_t *r)
-{
-    const json_t *pl = json_object_get(r, "payload"), *tcp = json_object_get(r, "tcp"), *v;
-    char a[32], c[32], d[32], e[32], f[32];
-    size_t i;
-
-    if (isfinite(num(pl, "bytes")))
-        sb_printf(b, "Payload:        %s, %.1f %% on disk at exit, write amplification %.2f\n",
-                  iec(num(pl, "bytes"), a, 32), num(pl, "on_disk_at_end_pct"),
-                  num(pl, "write_amplification"));
-    if (isfinite(num(pl, "files")))
-        sb_printf(b, "Files:          %.0f, %.2f ms/file, %.1f packets/file\n", num(pl, "files"),
-                  num(pl, "ms_per_file"), num(pl, "packets_per_file"));
-    sb_printf(b, "\n%-12s %12s %12s %12s %12s %12s %6s\n", "disk", "read", "written", "tail write",
-              "avg write/s", "peak write/s", "busy%");
-    json_array_foreach(json_object_get(r, "disks"), i, v)
-    {
-        sb_printf(b, "%-12s %12s %12s %12s %12s %12s %6.1f\n", str(v, "instance"),
-                  iec(num(v, "read_bytes"), a, 32), iec(num(v, "write_bytes"), c, 32),
-                  iec(num(v, "tail_write_bytes"), d, 32),
-                  iec(num(v, "avg_write_bytes_per_s"), e, 32),
-                  iec(num(v, "peak_write_bytes_per_s"), f, 32), num(v, "busy_pct"));
-    }
-    sb_printf(b, "\n%-12s %12s %12s %10s %10s %8s %8s %6s\n", "interface", "received", "sent",
-              "rx pkts", "tx pkts", "rx B/pkt", "tx B/pkt", "errors");
-    json_array_foreach(json_object_get(r, "interfaces"), i, v)
-    {
-        sb_printf(b, "%-12s %12s %12s %10.0f %10.0f %8.0f %8.0f %6.0f\n", str(v, "instance"),
-                  iec(num(v, "rx_bytes"), a, 32), iec(num(v, "tx_bytes"), c, 32),
-                  num(v, "rx_packets"), num(v, "tx_packets"), num(v, "rx_bytes_per_packet"),
-                  num(v, "tx_bytes_per_packet"), num(v, "errors"));
-    }
-    sb_printf(b, "\nTCP: %.0f segments retransmitted of %.0f sent\n",
-              num(tcp, "retransmitted_segments"), num(tcp, "sent_segments"));
-}
-
-char *report_text(const json_t *report)
-{
-    struct sbuf b = {0};
-
-    if (!json_is_object(report))
-        return NULL;
-    text_head(&b, report);
-    text_details(&b, report);
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
 }

@@ -387,7 +387,7 @@ async function runView(page, run) {
   const shown = await page.evaluate(() => Array.from(document.querySelectorAll("#report [data-key]"))
     .map((e) => ({ key: e.dataset.key, kind: e.dataset.kind || "text", text: e.textContent })));
   const keys = shown.map((s) => s.key);
-  for (const k of ["tool.measured_bytes_per_s", "tool.claimed_bytes_per_s", "process.cache_served_read_pct",
+  for (const k of ["throughput.returned", "tool.claimed_bytes_per_s", "process.cache_served_read_pct",
                    "memory.dirty_bytes_at_end", "tail_s", "cpu.busiest.instance", "cpu.busiest.avg_pct"])
     check(keys.includes(k), `the report shows ${k}`);
   // the run followed this node process (and dd, its child): its processes are listed
@@ -403,7 +403,7 @@ async function runView(page, run) {
     }
   }
   check(bad === 0 && shown.length >= 15, `all ${shown.length} report values match /api/v1/runs/${run.id}`);
-  console.log(`report: measured ${JSON.stringify(valueAt(rep, "tool.measured_bytes_per_s"))} B/s, claimed ` +
+  console.log(`report: returned ${JSON.stringify(valueAt(rep, "throughput.returned"))} B/s, claimed ` +
     `${JSON.stringify(valueAt(rep, "tool.claimed_bytes_per_s"))} B/s, tail ${rep.tail_s} s`);
   await shot(page, "run.png");
 

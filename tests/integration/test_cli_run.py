@@ -19,7 +19,8 @@ PERFLOG = os.path.join(os.environ.get("PERFLOG_BUILD_DIR", "build"), "perflog")
 FILE_BYTES = 512 << 20  # the acceptance scenario 1
 REPORT_KEYS = ["id", "label", "host", "command", "exit_code", "start_utc", "end_utc",
                "settled_utc", "duration_s", "tail_s", "disks", "interfaces", "tcp", "cpu", "memory",
-               "process", "payload", "tool", "peers"]
+               "process", "payload", "tool", "peers", "throughput", "tail", "kernel",
+               "windows", "headline"]
 SECTION_KEYS = {
     "tcp": ["retransmitted_segments", "sent_segments"],
     "cpu": ["avg_pct", "busiest"],
@@ -28,10 +29,12 @@ SECTION_KEYS = {
                 "storage_write_bytes"],
     "payload": ["bytes", "files", "on_disk_at_end_pct", "write_amplification", "ms_per_file",
                 "packets_per_file"],
-    "tool": ["name", "claimed_bytes_per_s", "measured_bytes_per_s"],
+    "tool": ["name", "claimed_bytes_per_s"],
+    "throughput": ["claimed", "returned", "durable", "durable_ms"],
 }
 DISK_KEYS = ["instance", "read_bytes", "write_bytes", "tail_write_bytes", "avg_read_bytes_per_s",
-             "peak_read_bytes_per_s", "avg_write_bytes_per_s", "peak_write_bytes_per_s", "busy_pct"]
+             "peak_read_bytes_per_s", "avg_write_bytes_per_s", "peak_write_bytes_per_s", "busy_pct",
+             "busy_s", "device_bytes_per_s", "peak_second_bytes_per_s"]
 
 
 def perflog(daemon, *args, timeout=300, stdout=subprocess.PIPE):
@@ -111,6 +114,17 @@ def test_runs_and_report(d, run_ids):
     rc, out, err = perflog(d, "report", str(run_ids[0]))
     check(rc == 0 and "cache-served" in out and "busiest core" in out,
           f"perflog report ID prints the text report ({out[:200]!r})")
+    # the interfaces that did nothing are hidden, and --all lists them (the daemon samples the
+    # loopback at least; the JSON has every interface)
+    idle = [n["instance"] for n in rep.get("interfaces") or []
+            if not any((n.get(k) or 0) > 0 for k in ("rx_bytes", "tx_bytes", "rx_packets",
+                                                      "tx_packets", "errors", "discards"))]
+    rc2, out_all, err = perflog(d, "report", "--all", str(run_ids[0]))
+    lines = lambda t: [l.split()[0] for l in t.splitlines() if l.startswith("  ") and l.split()]
+    check(rc2 == 0 and all(i in lines(out_all) for i in idle)
+          and not any(i in lines(out) for i in idle)
+          and (not idle or f"({len(idle)} idle interface" in out),
+          f"idle interfaces {idle} are hidden, with a count, and perflog report --all lists them")
     rc, out, err = perflog(d, "report", "999999")
     check(rc == 1 and "HTTP 404" in err, f"an unknown run id is a 404 and exit 1 ({rc}, {err!r})")
 

@@ -331,11 +331,15 @@ static const char report_json[] =
     " \"disks\": [{\"instance\": \"vda\", \"read_bytes\": 268435456, \"write_bytes\": 0,"
     "   \"tail_write_bytes\": 1048576, \"avg_read_bytes_per_s\": 67108864,"
     "   \"peak_read_bytes_per_s\": 134217728, \"avg_write_bytes_per_s\": 0,"
-    "   \"peak_write_bytes_per_s\": null, \"busy_pct\": 87.6}],"
+    "   \"peak_write_bytes_per_s\": null, \"busy_pct\": 87.6, \"busy_s\": 3.5,"
+    "   \"device_bytes_per_s\": 76994194, \"peak_second_bytes_per_s\": 134217728},"
+    "  {\"instance\": \"sdb\", \"read_bytes\": 0, \"write_bytes\": 0, \"tail_write_bytes\": 0}],"
     " \"interfaces\": [{\"instance\": \"eth0\", \"rx_bytes\": 2048, \"tx_bytes\": 0,"
     "   \"rx_packets\": 20, \"tx_packets\": 0, \"rx_bytes_per_packet\": 102.4,"
     "   \"tx_bytes_per_packet\": null, \"peak_rx_bytes_per_s\": 1024, \"peak_tx_bytes_per_s\": 0,"
-    "   \"errors\": 0, \"discards\": 1}],"
+    "   \"errors\": 0, \"discards\": 1},"
+    "  {\"instance\": \"eth1\", \"rx_bytes\": 0, \"tx_bytes\": 0, \"rx_packets\": 0,"
+    "   \"tx_packets\": 0, \"errors\": 0, \"discards\": 0}],"
     " \"tcp\": {\"retransmitted_segments\": 1, \"sent_segments\": 40},"
     " \"cpu\": {\"avg_pct\": 20.4, \"busiest\": {\"instance\": \"3\", \"avg_pct\": 71.5,"
     "   \"privileged_pct\": 40}},"
@@ -345,8 +349,12 @@ static const char report_json[] =
     "   \"cache_served_read_pct\": 0, \"io_write_bytes\": 0, \"storage_write_bytes\": 0},"
     " \"payload\": {\"bytes\": 268435456, \"files\": 1, \"on_disk_at_end_pct\": 35.2,"
     "   \"write_amplification\": null, \"ms_per_file\": 4000, \"packets_per_file\": null},"
-    " \"tool\": {\"name\": \"dd\", \"claimed_bytes_per_s\": 70000000,"
-    "   \"measured_bytes_per_s\": 67108864},"
+    " \"tool\": {\"name\": \"dd\", \"claimed_bytes_per_s\": 70000000},"
+    " \"throughput\": {\"claimed\": 70000000, \"returned\": 67108864, \"durable\": null,"
+    "   \"durable_ms\": 4000},"
+    " \"headline\": {\"kind\": \"device_read\", \"bytes_per_s\": 67108864,"
+    "   \"capped_at_peak_second\": false, \"cache_served_read_pct\": 0},"
+    " \"disk_read_bytes\": 268435456,"
     " \"peers\": [{\"url\": \"http://b:9931\", \"report\": null}]}";
 
 static const char report_text[] =
@@ -354,9 +362,13 @@ static const char report_text[] =
     "  2026-11-29T18:00:00Z -> 2026-11-29T18:00:04Z, settled 2026-11-29T18:00:10Z\n"
     "  exit code 0, duration 4.0 s, tail 6.0 s\n"
     "\n"
-    "  throughput    measured 64.0 MiB/s, claimed 66.8 MiB/s (dd)\n"
+    "  cat returned after 4.00 s and wrote nothing to a local disk.\n"
+    "  The devices read 256.0 MiB at 64.0 MiB/s; 0% of what it read came from the page cache.\n"
+    "\n"
+    "  throughput    durable -, returned 64.0 MiB/s, claimed 66.8 MiB/s (dd)\n"
     "  cache-served  0% of 256.0 MiB read (256.0 MiB from storage)\n"
-    "  dirty at exit 1.2 GiB; tail 6.0 s, 1.0 GiB written back after exit; on disk at exit 35%\n"
+    "  dirty at exit 1.2 GiB (change from the start); tail 6.0 s, 1.0 GiB written back after "
+    "exit; on disk at exit 35%\n"
     "  busiest core  3: 72% (privileged 40%); all cores 20%\n"
     "\n"
     "hosts side by side      this host                 http://b:9931\n"
@@ -372,20 +384,25 @@ static const char report_text[] =
     "  tcp retransmits       1                         (no report)\n"
     "  cpu avg (busiest)     20% (core 3: 72%)         (no report)\n"
     "  dirty at exit         1.2 GiB                   (no report)\n"
-    "  measured throughput   64.0 MiB/s                (no report)\n"
+    "  headline throughput   64.0 MiB/s read           (no report)\n"
     "\n"
     "disks\n"
-    "  vda        read 256.0 MiB (avg 64.0 MiB/s, peak 128.0 MiB/s)  write 0 B + tail 1.0 MiB "
-    "(avg 0 B/s, peak -)  busy 88%\n"
+    "  vda        read 256.0 MiB (avg 64.0 MiB/s, peak 128.0 MiB/s)  write 0 B + tail 1.0 "
+    "MiB (avg 0 B/s, peak -)  busy 88%\n"
+    "             3.50 s busy at 73.4 MiB/s; peak second 128.0 MiB/s\n"
+    "  (1 idle device hidden; --all shows them)\n"
     "\n"
     "interfaces\n"
-    "  eth0       rx 2.0 KiB (20 pkts, 102 B/pkt, peak 1.0 KiB/s)  tx 0 B (0 pkts, - B/pkt, peak "
-    "0 B/s)  errors 0 discards 1\n"
+    "  eth0       rx 2.0 KiB (20 pkts, 102 B/pkt, peak 1.0 KiB/s)  tx 0 B (0 pkts, - B/pkt, "
+    "peak 0 B/s)  errors 0 discards 1\n"
+    "  (1 idle interface hidden; --all shows them)\n"
     "\n"
     "  tcp           1 of 40 segments retransmitted\n"
-    "  memory        cache growth 256.0 MiB, dirty at end 1.2 GiB, written back in tail 1.0 GiB\n"
+    "  memory        cache growth 256.0 MiB, dirty at end 1.2 GiB (from the start), written "
+    "back in tail 1.0 GiB\n"
     "  processes     read 256.0 MiB (storage 256.0 MiB), wrote 0 B (storage 0 B)\n"
-    "  payload       256.0 MiB, 1 files, write amplification -, 4000.00 ms/file, - packets/file\n"
+    "  payload       256.0 MiB, 1 files, write amplification -, 4000.00 ms/file, - "
+    "packets/file\n"
     "\n"
     "peer http://b:9931\n"
     "  (no report)\n";
@@ -393,7 +410,7 @@ static const char report_text[] =
 static void test_report_text(void)
 {
     json_t *r = load(report_json);
-    char *text = run_report_text(r);
+    char *text = run_report_text(r, 0);
 
     CHECK(r != NULL);
     CHECK_STR(text, report_text);
@@ -405,28 +422,123 @@ static void test_report_text(void)
     /* A run whose processes were not followed says so in one line; a followed one says nothing. */
     r = load("{\"id\": 3, \"process\": {\"followed\": false, \"not_followed_reason\": "
              "\"64 runs are followed already\"}}");
-    text = r ? run_report_text(r) : NULL;
+    text = r ? run_report_text(r, 0) : NULL;
     CHECK(text && strstr(text, "  processes     not followed: 64 runs are followed already\n"));
     free(text);
     json_decref(r);
     r = load("{\"id\": 3, \"process\": {\"followed\": null, \"not_followed_reason\": "
              "\"perflogd stopped\"}}");
-    text = r ? run_report_text(r) : NULL;
+    text = r ? run_report_text(r, 0) : NULL;
     CHECK(text && strstr(text, "  processes     perflogd stopped\n"));
     free(text);
     json_decref(r);
     r = load("{\"id\": 3, \"process\": {\"followed\": true, \"not_followed_reason\": null}}");
-    text = r ? run_report_text(r) : NULL;
+    text = r ? run_report_text(r, 0) : NULL;
     CHECK(text && !strstr(text, "followed"));
     free(text);
     json_decref(r);
 
     /* An empty object renders with dashes, without crashing. */
     r = json_object();
-    text = run_report_text(r);
+    text = run_report_text(r, 0);
     CHECK(text != NULL && strstr(text, "run - on -: -\n") == text);
     free(text);
     json_decref(r);
+}
+
+/* A cold cp: the story leads - returned, on disk (durable), the tail's wait and write - and the
+ * details follow; --all lists the idle devices; the process rows say why they do not add up. */
+static const char cold_cp_json[] =
+    "{\"id\": 5, \"command\": \"/bin/cp /var/tmp/a /var/tmp/b\", \"duration_s\": 0.88,"
+    " \"throughput\": {\"claimed\": null, \"returned\": 1220161308, \"durable\": 34087042,"
+    "   \"durable_ms\": 31500},"
+    " \"headline\": {\"kind\": \"durable\", \"bytes_per_s\": 34087042,"
+    "   \"capped_at_peak_second\": false},"
+    " \"tail\": {\"wait_ms\": 29600, \"write_ms\": 1200, \"write_bytes_per_s\": 912261120,"
+    "   \"peak_write_bytes_per_s\": 943718400},"
+    " \"kernel\": {\"dirty_expire_centisecs\": 3000, \"dirty_threshold_bytes\": 2147483648,"
+    "   \"throttled\": true},"
+    " \"memory\": {\"dirty_bytes_at_end\": 1073741824, \"dirty_bytes_at_start\": 209715200,"
+    "   \"dirty_high_at_start\": true},"
+    " \"disks\": [{\"instance\": \"sdb\", \"read_bytes\": 0, \"write_bytes\": 0}],"
+    " \"process\": {\"io_read_bytes\": 1073741824, \"storage_read_bytes\": 0,"
+    "   \"storage_write_bytes\": 1073741824},"
+    " \"own\": {\"read_bytes\": 1073741824, \"write_bytes\": 1073741824},"
+    " \"others\": {\"read_bytes\": 0, \"write_bytes\": 134217728, \"top\": [{\"kind\": \"cgroup\","
+    "   \"name\": \"system.slice/smbd.service\", \"write_bytes\": 134217728}]},"
+    " \"write_amplification\": {\"ratio\": 1.125, \"own_ratio\": 1.0,"
+    "   \"others_excess_bytes\": 134217728},"
+    " \"processes_followed\": 2,"
+    " \"processes\": [{\"instance\": \"sh:10\", \"io_read_bytes\": 1073741824,"
+    "   \"storage_write_bytes\": 1073741824},"
+    "  {\"instance\": \"cp:11\", \"io_read_bytes\": 1073741824,"
+    "   \"storage_write_bytes\": 1073741824}]}";
+
+/* Whether the text of the report `json` holds `needle`. */
+static int text_has(const char *json, const char *needle)
+{
+    json_t *r = load(json);
+    char *text = r ? run_report_text(r, 0) : NULL;
+    int ok = text && strstr(text, needle);
+
+    free(text);
+    json_decref(r);
+    return ok;
+}
+
+static void test_report_story(void)
+{
+    json_t *r = load(cold_cp_json);
+    char *text = r ? run_report_text(r, 0) : NULL, *all = r ? run_report_text(r, 1) : NULL;
+    const char *story = text ? strstr(text, "  cp returned after") : NULL;
+
+    CHECK(story != NULL);
+    CHECK(story && strstr(story, "  cp returned after 0.88 s; its data was on disk 31.5 s after "
+                                 "the start (32.5 MiB/s durable).\n"
+                                 "  1.0 GiB stayed dirty for 29.6 s (the kernel writes dirty "
+                                 "data back after 30.0 s), then was written in 1.20 s at "
+                                 "870.0 MiB/s.\n") == story);
+    CHECK(text && strstr(text, "Dirty data was already high at the start (200.0 MiB"));
+    CHECK(text && strstr(text, "throttled: dirty data reached the kernel's dirty threshold "
+                               "(2.0 GiB)"));
+    CHECK(text && story && strstr(text, "throughput") > story); /* the story first */
+    CHECK(text && strstr(text, "durable 32.5 MiB/s, returned 1.1 GiB/s, claimed -"));
+    CHECK(text && !strstr(text, "  sdb") && strstr(text, "(1 idle device hidden; --all"));
+    CHECK(all && strstr(all, "  sdb") && !strstr(all, "idle device"));
+    CHECK(text && strstr(text, "the rows add up to 0 B read from and 2.0 GiB written to "
+                               "storage, the totals are 0 B and 1.0 GiB:\n                a "
+                               "parent's counters include the children it reaped"));
+    CHECK(text && strstr(text, "  own I/O       read 1.0 GiB, wrote 1.0 GiB; others read 0 B, "
+                               "wrote 128.0 MiB: cgroup system.slice/smbd.service (wrote "
+                               "128.0 MiB)\n"));
+    CHECK(text && strstr(text, "  write ampl.   1.12 x the payload: the run's own 1.00 x, others' "
+                               "128.0 MiB extra\n"));
+    free(text);
+    free(all);
+    json_decref(r);
+
+    /* without a payload the moment still shows; without the moment, the tail's end */
+    CHECK(text_has("{\"command\": \"cp a b\", \"duration_s\": 1.5, \"tail_s\": 30,"
+                   " \"throughput\": {\"durable_ms\": 20000}, \"headline\": {\"kind\": "
+                   "\"durable\", \"bytes_per_s\": null}}",
+                   "  cp returned after 1.50 s; its data was on disk 20.0 s after the start "
+                   "(--payload or --bytes gives the durable rate).\n"));
+    CHECK(text_has("{\"command\": \"cp a b\", \"duration_s\": 1.5, \"tail_s\": 120,"
+                   " \"throughput\": {\"durable_ms\": null}, \"headline\": {\"kind\": "
+                   "\"durable\", \"bytes_per_s\": null}}",
+                   "; dirty data was not back to its start level when the tail ended, 2 min 02 s "
+                   "after the start, so when its data was on disk is not known.\n"));
+
+    /* rows that add up say so; rows short of the totals say the ticks missed the end */
+    CHECK(text_has("{\"process\": {\"storage_read_bytes\": 100, \"storage_write_bytes\": 5000000},"
+                   " \"processes_followed\": 1, \"processes\": [{\"instance\": \"dd:3\","
+                   " \"storage_read_bytes\": 100, \"storage_write_bytes\": 5000000}]}",
+                   "the rows add up to the totals above"));
+    CHECK(text_has("{\"process\": {\"storage_read_bytes\": 0, \"storage_write_bytes\": 5000000},"
+                   " \"processes_followed\": 1, \"processes\": [{\"instance\": \"dd:3\","
+                   " \"storage_read_bytes\": 0, \"storage_write_bytes\": 3000000}]}",
+                   "the rows come from the 1 s ticks and miss what a process did after its last "
+                   "tick"));
 }
 
 /* A copy from a to b: the source's disk read and send next to the destination's receive and
@@ -441,7 +553,8 @@ static const char two_hosts_json[] =
     "   \"rx_packets\": 10000, \"tx_packets\": 30000}],"
     " \"tcp\": {\"retransmitted_segments\": 2},"
     " \"cpu\": {\"avg_pct\": 30, \"busiest\": {\"instance\": \"1\", \"avg_pct\": 60}},"
-    " \"memory\": {\"dirty_bytes_at_end\": 0}, \"tool\": {\"measured_bytes_per_s\": 134217728},"
+    " \"memory\": {\"dirty_bytes_at_end\": 0},"
+    " \"headline\": {\"kind\": \"durable\", \"bytes_per_s\": 134217728},"
     " \"peers\": [{\"url\": \"http://b:9931\", \"id\": 9, \"report\": {\"id\": 9, \"host\": \"b\","
     "   \"status\": \"settled\", \"duration_s\": 2, \"tail_s\": 30,"
     "   \"disks\": [{\"instance\": \"sda\", \"read_bytes\": 0, \"write_bytes\": 100000000,"
@@ -465,12 +578,12 @@ static const char two_hosts_text[] =
     "  tcp retransmits       2                         0\n"
     "  cpu avg (busiest)     30% (core 1: 60%)         - (core -: -)\n"
     "  dirty at exit         0 B                       160.6 MiB\n"
-    "  measured throughput   128.0 MiB/s               -\n";
+    "  headline throughput   128.0 MiB/s durable       -\n";
 
 static void test_report_hosts(void)
 {
     json_t *r = load(two_hosts_json);
-    char *text = r ? run_report_text(r) : NULL;
+    char *text = r ? run_report_text(r, 0) : NULL;
     const char *at = text ? strstr(text, "hosts side by side") : NULL;
     size_t n = strlen(two_hosts_text);
 
@@ -485,7 +598,7 @@ static void test_report_hosts(void)
 
     /* no peers, no table */
     r = load("{\"id\": 1, \"peers\": []}");
-    text = r ? run_report_text(r) : NULL;
+    text = r ? run_report_text(r, 0) : NULL;
     CHECK(text != NULL && strstr(text, "side by side") == NULL);
     free(text);
     json_decref(r);
@@ -644,6 +757,7 @@ int main(void)
     test_io();
     test_live_line();
     test_report_text();
+    test_report_story();
     test_report_hosts();
     test_peer_url();
     test_peer_url_form();

@@ -12,7 +12,8 @@ PL.runs = (function () {
   var FIELDS = [
     ["status", "status", "text"],
     ["duration", "duration_s", "s"],
-    ["measured throughput", "tool.measured_bytes_per_s", "bytes/s"],
+    ["durable throughput", "throughput.durable", "bytes/s"],
+    ["returned throughput", "throughput.returned", "bytes/s"],
     ["claimed throughput", "tool.claimed_bytes_per_s", "bytes/s"],
     ["tool", "tool.name", "text"],
     ["cache-served reads", "process.cache_served_read_pct", "%"],
