@@ -27,7 +27,7 @@
 #define FLUSH_TIMEOUT_MS 5000
 #define LIVE_TICKS       600 /* newest ticks the API serves from memory (10 min at 1 s) */
 #define MAX_OVERRIDES    16
-#define SIGNAL_POLL_MS   200  /* how often the signal loop looks at readiness and status */
+#define READY_POLL_MS    200  /* under a service manager, until the first tick is stored */
 #define STATUS_EVERY_MS  5000 /* how often STATUS= is refreshed */
 
 static const char usage_text[] =
@@ -225,11 +225,15 @@ static int run_window(void *arg, int64_t id, struct reader_run *out)
     return 0;
 }
 
+/* Times the main thread came out of its wait for a signal (a debug counter for health). */
+static _Atomic uint64_t main_wakeups;
+
 /* What the API's health and /metrics read: the running threads' counters. */
 struct daemon_parts {
     struct sampler *sp;
     struct writer *w;
     struct tick_queue *q;
+    struct runs *runs;
     int64_t max_db_bytes; /* the cap at start (a reload changes the writer's, not this copy) */
 };
 
@@ -259,6 +263,8 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->queued = qs.queued;
     out->in_flight = qs.in_flight;
     out->dropped = qs.dropped;
+    out->wakeups_runs = d->runs ? runs_wakeups(d->runs) : 0;
+    out->wakeups_main = atomic_load(&main_wakeups);
 }
 
 static int listen_is_loopback(const struct cfg *c)
@@ -364,27 +370,30 @@ static void service_status(struct service *svc, struct daemon_parts *d, const ch
     notify_send(svc->n, msg);
 }
 
-/* Main thread, every SIGNAL_POLL_MS: READY=1 once the first tick is stored, then the status. */
-static void service_poll(struct service *svc, struct daemon_parts *d)
+/* Main thread, when its wait times out: READY=1 once the first tick is stored, then the status.
+ * Returns how long (ms) the main thread may wait for a signal before the next call; -1: forever
+ * (no service manager, nothing to send). */
+static int service_poll(struct service *svc, struct daemon_parts *d)
 {
     struct writer_stats ws;
     int64_t now = clock_mono_ns();
 
     if (!svc->n)
-        return;
+        return -1;
     if (!svc->ready) {
         writer_get_stats(d->w, &ws);
         if (ws.written < 1)
-            return;
+            return READY_POLL_MS;
         svc->ready = 1;
         svc->next_status_ns = now + STATUS_EVERY_MS * 1000000LL;
         service_status(svc, d, "READY=1\n");
-        return;
+        return STATUS_EVERY_MS;
     }
     if (now >= svc->next_status_ns) {
         svc->next_status_ns = now + STATUS_EVERY_MS * 1000000LL;
         service_status(svc, d, "");
     }
+    return (int)((svc->next_status_ns - now + 999999) / 1000000);
 }
 
 /* SIGHUP around a reload: RELOADING=1 (with the time, which systemd 253+ asks for), then READY=1
@@ -515,7 +524,7 @@ static int daemon_main(int argc, char **argv)
     static char api_db[sizeof(cfg.db)], api_token[sizeof(cfg.auth_token)];
     const char *what = "";
     enum platform_request req;
-    int rc, status = 1;
+    int rc, status = 1, wait_ms;
 
     rc = parse_args(argc, argv, &cli);
     if (rc == 0 && cli.check)
@@ -566,7 +575,7 @@ static int daemon_main(int argc, char **argv)
         snprintf(err, sizeof(err), "the run manager did not start");
     }
     if (sp) {
-        parts = (struct daemon_parts){sp, w, q, cfg.max_db_bytes};
+        parts = (struct daemon_parts){sp, w, q, runs, cfg.max_db_bytes};
         memcpy(api_db, cfg.db, sizeof(api_db));
         memcpy(api_token, cfg.auth_token, sizeof(api_token));
         publish_auth(&cfg);
@@ -597,10 +606,14 @@ static int daemon_main(int argc, char **argv)
     log_info("perflogd %s on %s: sampling every %lld ms into %s", PERFLOG_VERSION, host,
              (long long)cfg.interval_ms, cfg.db);
 
+    /* The main thread sleeps until a signal (a service-control event on Windows), or until the
+     * service manager is due a READY=1 or STATUS= line; without one it has no deadline. */
+    wait_ms = service_poll(&svc, &parts);
     for (;;) {
-        req = platform_request_wait(SIGNAL_POLL_MS, &what);
+        req = platform_request_wait(wait_ms, &what);
+        atomic_fetch_add(&main_wakeups, 1);
         if (req == PLATFORM_NONE) {
-            service_poll(&svc, &parts);
+            wait_ms = service_poll(&svc, &parts);
             continue;
         }
         if (req == PLATFORM_RELOAD) {

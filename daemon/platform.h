@@ -27,8 +27,9 @@ const char *platform_usage(void);
  */
 int platform_requests_init(void);
 
-/* Wait up to timeout_ms for a request. Returns it (PLATFORM_NONE on timeout) and, for a request,
- * its name in *what ("SIGTERM", "service stop", ...). Main thread only. */
+/* Wait up to timeout_ms (< 0: without a time limit) for a request. Returns it (PLATFORM_NONE on
+ * timeout) and, for a request, its name in *what ("SIGTERM", "service stop", ...). Main thread
+ * only. */
 enum platform_request platform_request_wait(int timeout_ms, const char **what);
 
 /* The host name into buf (cap > 0), always terminated; "localhost" when it cannot be had. */

@@ -41,7 +41,8 @@ int platform_requests_init(void)
 enum platform_request platform_request_wait(int timeout_ms, const char **what)
 {
     struct timespec ts = {.tv_sec = timeout_ms / 1000, .tv_nsec = (timeout_ms % 1000) * 1000000L};
-    int sig = sigtimedwait(&request_signals, NULL, &ts);
+    int sig = timeout_ms < 0 ? sigwaitinfo(&request_signals, NULL)
+                             : sigtimedwait(&request_signals, NULL, &ts);
 
     if (sig < 0)
         return PLATFORM_NONE; /* timeout (EAGAIN) or EINTR */

@@ -106,7 +106,8 @@ int platform_requests_init(void)
 enum platform_request platform_request_wait(int timeout_ms, const char **what)
 {
     HANDLE events[2] = {stop_event, reload_event};
-    DWORD rc = WaitForMultipleObjects(2, events, FALSE, (DWORD)timeout_ms);
+    DWORD rc =
+        WaitForMultipleObjects(2, events, FALSE, timeout_ms < 0 ? INFINITE : (DWORD)timeout_ms);
 
     if (rc == WAIT_OBJECT_0) {
         *what = stop_what;

@@ -39,7 +39,13 @@
 #include <string.h>
 #include <time.h>
 
+/* The manager sleeps without a deadline while no run is open; the API kicks it when a run is
+ * opened or ended. An ending run is looked at every WAKE_MS: each new tick or disk write may
+ * settle it. A running run only needs its ticks taken into the peak before the live ring drops
+ * them: every FOLLOW_MS (the ring holds 600 ticks, 60 s at the shortest interval, 100 ms; a
+ * fast-forwarded test sampler shortens that in real time, so the margin is wide). */
 #define WAKE_MS             250
+#define FOLLOW_MS           1000
 #define SETTLE_SLACK_KB     8192 /* 8 MiB */
 #define SETTLE_SHARE        0.05
 #define OWN_SLACK_BYTES     (1 << 20) /* own data counts as written within max(1 MiB, 1%) */
@@ -84,9 +90,10 @@ struct runs {
     struct track *tr;  /* manager thread only */
     size_t ntr, cap;
     pthread_t thread;
-    pthread_mutex_t lock; /* guards stop, kicked */
+    pthread_mutex_t lock; /* guards stop, kicked, wakeups */
     pthread_cond_t cond;
     int stop, kicked;
+    uint64_t wakeups;           /* times the manager came out of its wait */
     pthread_mutex_t notes_lock; /* guards notes, nnotes, notes_cap */
     struct follow_note *notes;
     size_t nnotes, notes_cap;
@@ -95,6 +102,16 @@ struct runs {
 struct runs_db *runs_table(struct runs *rs)
 {
     return rs->db;
+}
+
+uint64_t runs_wakeups(struct runs *rs)
+{
+    uint64_t n;
+
+    pthread_mutex_lock(&rs->lock);
+    n = rs->wakeups;
+    pthread_mutex_unlock(&rs->lock);
+    return n;
 }
 
 void runs_kick(struct runs *rs)
@@ -311,9 +328,10 @@ static void settle(struct runs *rs, struct track *tk, const struct runs_db_row *
     tk->settle_ms = t_ms > 0 ? t_ms : fallback_ms;
 }
 
-/* Compute the report of `row` (its tail ends at settled_ms) and store it with the status. */
-static void store_report(struct runs *rs, const struct runs_db_row *row, int64_t settled_ms,
-                         const char *status)
+/* Compute the report of `row` (its tail ends at settled_ms) and store it with the status.
+ * Returns 1 when the run is done with (its report is final, or it is gone), else 0: retry. */
+static int store_report(struct runs *rs, const struct runs_db_row *row, int64_t settled_ms,
+                        const char *status)
 {
     struct report_run run = {
         .id = row->id,
@@ -352,7 +370,7 @@ static void store_report(struct runs *rs, const struct runs_db_row *row, int64_t
     json_decref(j);
     if (!s) {
         log_warnx("run %lld: out of memory for its report", (long long)row->id);
-        return;
+        return 0;
     }
     rc = runs_db_set_report(rs->db, row->id, status ? settled_ms : RUNS_DB_NULL, status, s);
     free(s);
@@ -361,12 +379,16 @@ static void store_report(struct runs *rs, const struct runs_db_row *row, int64_t
                   runs_db_errmsg(rs->db));
     else if (rc == 0)
         log_info("run %lld: %s, report stored", (long long)row->id, status ? status : row->status);
-    if (rc == 0 || rc == -ENOENT) /* the report is final, or the run is gone */
+    if (rc == 0 || rc == -ENOENT) { /* the report is final, or the run is gone */
         runs_forget(rs, row->id);
+        return 1;
+    }
+    return 0;
 }
 
-/* One open run: follow it; settle it when it has ended and the dirty data is back down. */
-static void step_run(struct runs *rs, const struct runs_db_row *row, int64_t now_ms)
+/* One open run: follow it; settle it when it has ended and the dirty data is back down. Returns
+ * how soon (ms) it needs another look. */
+static int64_t step_run(struct runs *rs, const struct runs_db_row *row, int64_t now_ms)
 {
     struct track *tk = track_of(rs, row->id);
     int64_t timeout_s =
@@ -374,23 +396,23 @@ static void step_run(struct runs *rs, const struct runs_db_row *row, int64_t now
     double slack;
 
     if (!tk)
-        return;
+        return WAKE_MS;
     tk->seen = 1;
     if (!tk->have_level)
         find_level(rs, tk, row->start_ms);
     if (tk->have_level)
         follow(rs, tk);
     if (strcmp(row->status, "ending") != 0 || row->end_ms == RUNS_DB_NULL)
-        return;
+        return FOLLOW_MS;
     /* The report waits for the tick that covers the settle instant (the first at or after it:
      * ticks hold the second before them), so its tick figures see the whole run and tail; that
      * tick's time is the run's settled_ms, the settle edge the exact instant. */
     if (tk->settle_ms > 0) {
         if (tk->last_ms >= tk->settle_ms)
-            store_report(rs, row, tk->last_ms, "settled");
-        else if (now_ms - tk->settle_ms > SETTLE_TICK_WAIT_MS) /* no ticks: the sampler stalls */
-            store_report(rs, row, tk->settle_ms, "settled");
-        return;
+            return store_report(rs, row, tk->last_ms, "settled") ? -1 : WAKE_MS;
+        if (now_ms - tk->settle_ms > SETTLE_TICK_WAIT_MS) /* no ticks: the sampler stalls */
+            return store_report(rs, row, tk->settle_ms, "settled") ? -1 : WAKE_MS;
+        return WAKE_MS;
     }
     edges_of(rs, tk, row);
     if (tk->own_w >= 0 && tk->start_edge && rs->edges) {
@@ -402,7 +424,7 @@ static void step_run(struct runs *rs, const struct runs_db_row *row, int64_t now
         json_decref(now);
         if (written >= 0 && written >= tk->own_w - own_slack) {
             settle(rs, tk, row, "own_written", t_ms);
-            return;
+            return 0; /* its report may be due at once */
         }
     }
     slack = (double)tk->peak_kb * SETTLE_SHARE;
@@ -411,10 +433,13 @@ static void step_run(struct runs *rs, const struct runs_db_row *row, int64_t now
     if (tk->have_level && tk->cur_ms > row->end_ms &&
         (double)(tk->cur_kb - tk->level_kb) <= slack) {
         settle(rs, tk, row, "dirty_level", tk->cur_ms);
-        return;
+        return 0;
     }
-    if (now_ms - row->end_ms >= timeout_s * 1000)
+    if (now_ms - row->end_ms >= timeout_s * 1000) {
         settle(rs, tk, row, "timeout", tk->cur_ms > row->end_ms ? tk->cur_ms : now_ms);
+        return 0;
+    }
+    return WAKE_MS;
 }
 
 /* Drop the tracks of runs no longer open (settled, deleted). */
@@ -431,15 +456,23 @@ static void sweep(struct runs *rs)
     rs->ntr = k;
 }
 
-static void step(struct runs *rs)
+/* Keep the sooner of two waits in ms (-1: none). */
+static int64_t sooner(int64_t a, int64_t b)
+{
+    return a < 0 ? b : b < 0 ? a : a < b ? a : b;
+}
+
+/* One pass over the open runs. Returns how soon (ms) the next pass is due, -1 when nothing is
+ * due until the API kicks the manager (no run open). */
+static int64_t step(struct runs *rs)
 {
     struct runs_db_row *rows;
     size_t n;
-    int64_t now_ms = clock_wall_ns() / 1000000;
+    int64_t now_ms = clock_wall_ns() / 1000000, due = -1;
 
     if (runs_db_list(rs->db, 1, &rows, &n) < 0) {
         log_warnx("runs: cannot read the runs table: %s", runs_db_errmsg(rs->db));
-        return;
+        return WAKE_MS;
     }
     for (size_t i = 0; i < n; i++) {
         const struct runs_db_row *row = &rows[i];
@@ -447,32 +480,39 @@ static void step(struct runs *rs)
         if (!row->status || row->start_ms == RUNS_DB_NULL)
             continue;
         if (!strcmp(row->status, "running") || !strcmp(row->status, "ending"))
-            step_run(rs, row, now_ms);
-        else /* interrupted, failed: no tail */
-            store_report(rs, row, row->end_ms, NULL);
+            due = sooner(due, step_run(rs, row, now_ms));
+        else if (!store_report(rs, row, row->end_ms, NULL)) /* interrupted, failed: no tail */
+            due = sooner(due, WAKE_MS);
     }
     runs_db_rows_free(rows, n);
     sweep(rs);
+    return due;
 }
 
 static void *manager_main(void *arg)
 {
     struct runs *rs = arg;
     struct timespec ts;
+    int64_t due;
 
+    pthread_setname_np(pthread_self(), "perflog-runs");
     for (;;) {
-        step(rs);
+        due = step(rs);
         pthread_mutex_lock(&rs->lock);
         clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_nsec += WAKE_MS * 1000000L;
+        ts.tv_sec += due / 1000;
+        ts.tv_nsec += (due % 1000) * 1000000L;
         if (ts.tv_nsec >= 1000000000L) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000L;
         }
-        while (!rs->stop && !rs->kicked)
-            if (monocond_timedwait(&rs->cond, &rs->lock, &ts) == ETIMEDOUT)
+        /* A kick that came during the pass is seen here: kicked stays set until taken. */
+        while (!rs->stop && !rs->kicked && due != 0)
+            if (due < 0 ? pthread_cond_wait(&rs->cond, &rs->lock)
+                        : monocond_timedwait(&rs->cond, &rs->lock, &ts) == ETIMEDOUT)
                 break;
         rs->kicked = 0;
+        rs->wakeups++;
         if (rs->stop) {
             pthread_mutex_unlock(&rs->lock);
             return NULL;

@@ -39,9 +39,12 @@ void runs_stop(struct runs *rs);
 /* The runs table, for the API's handlers: thread-safe (runs_db has its own lock). */
 struct runs_db *runs_table(struct runs *rs);
 
-/* Wake the manager at once (after an end), so a run that is already settled is seen without
- * waiting for the next 250 ms. Thread-safe. */
+/* Wake the manager at once. The API calls it when a run is opened or ended: with no run open the
+ * manager waits for nothing else. Thread-safe. */
 void runs_kick(struct runs *rs);
+
+/* How many times the manager has come out of its wait (a debug counter for health). */
+uint64_t runs_wakeups(struct runs *rs);
 
 /*
  * Take a run's edge now (run_edges.h): the reading of the raw counters, the processes of `pid`

@@ -61,6 +61,7 @@ struct api_stats {
     int64_t interval_ms; /* in force (a reload may change it); 0: use env->interval_ms */
     int64_t db_used_bytes, max_db_bytes; /* the size cap (max 0: none) */
     int db_over_cap;                     /* over the cap with nothing left to prune */
+    uint64_t wakeups_runs, wakeups_main; /* times those threads left their waits (debug) */
 };
 
 /* The token settings; a reload publishes a new one (api_env.auth), never changes one in place. */

@@ -237,6 +237,7 @@ int api_runs_create(const struct api_env *env, const struct api_request *rq, int
     runs_put_edge(env->runs, id, RUNS_EDGE_START, edge);
     runs_put_edge(env->runs, id, RUNS_EDGE_KERNEL, kernel);
     edge = kernel = NULL;
+    runs_kick(env->runs); /* the manager sleeps while no run is open */
     /* "processes" tells the caller at once when its pid is not followed (a full set, no such
      * process), instead of a report with 0 processes at the end. */
     if (runs_follow(env->runs, id, row.pid, row.start_ms, why, sizeof(why)))

@@ -116,6 +116,9 @@ static struct reader *thread_reader(struct http_server *srv)
          * competes with itself, not with the sampler. Failure (a restricted container) changes
          * nothing else. */
         thread_prio_lower(WORKER_NICE);
+        /* libmicrohttpd starts its pool threads with no hook to name them: a worker takes the
+         * name at its first request. */
+        pthread_setname_np(pthread_self(), "perflog-http");
     }
     if (w->rd)
         return w->rd;
@@ -308,6 +311,7 @@ static void *sweeper_main(void *arg)
     unsigned cut = 0;
     char last[64] = "";
 
+    pthread_setname_np(pthread_self(), "perflog-sweep");
     pthread_mutex_lock(&srv->lock);
     while (!srv->sweeper_stop) {
         int64_t now = mono_ms();
