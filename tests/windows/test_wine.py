@@ -355,8 +355,9 @@ def test_pdh_extras(w, work):
               f"the CSV export has the column {column} and its values ({lines[:3]})")
         r = w.run(os.path.join(BIN, "perflog.exe"), "--server", url, "typeperf", PDH_UPTIME, "-sc", "2")
         out = [x for x in r.stdout.splitlines() if x.strip()]
-        check(r.returncode == 0 and len(out) == 3 and out[0] == f'"(PDH-CSV 4.0)",{column}' and
-              all(re.fullmatch(r'"[0-9/: .]+","[0-9]+\.000000"', x) for x in out[1:]),
+        check(r.returncode == 0 and len(out) == 4 and out[0] == f'"(PDH-CSV 4.0)",{column}' and
+              all(re.fullmatch(r'"[0-9/: .]+","[0-9]+\.000000"', x) for x in out[1:3]) and
+              out[3] == "The command completed successfully.",
               f"perflog.exe typeperf prints it as typeperf would (exit {r.returncode}: {out} {r.stderr.strip()[:200]!r})")
     finally:
         if p.poll() is None:
