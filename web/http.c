@@ -254,6 +254,8 @@ static struct conn *conn_new(struct http_server *srv, struct MHD_Connection *c)
     cn->next = srv->conns;
     if (srv->conns)
         srv->conns->prev = cn;
+    else
+        pthread_cond_signal(&srv->wake); /* the sweeper sleeps while there is no connection */
     srv->conns = cn;
     pthread_mutex_unlock(&srv->lock);
     return cn;
@@ -337,6 +339,11 @@ static void *sweeper_main(void *arg)
                      cut, cut == 1 ? "" : "s", srv->set.header_timeout_s, last);
             cut = 0;
             logged_ms = now;
+        }
+        /* Nothing to watch: sleep until conn_new links the first connection (or the stop). */
+        if (!srv->conns) {
+            pthread_cond_wait(&srv->wake, &srv->lock);
+            continue;
         }
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += SWEEP_MS * 1000000L;

@@ -22,12 +22,13 @@ from perflogtest import Daemon, check, finish  # noqa: E402
 
 
 def worker_cpu_ns(pid):
-    """{tid: CPU ns} of the daemon's libmicrohttpd worker threads."""
+    """{tid: CPU ns} of the daemon's libmicrohttpd worker threads: perflog-http once they have
+    answered a request (they rename themselves then), MHD-worker before."""
     out = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                if not f.read().startswith("MHD"):
+                if not f.read().startswith(("MHD", "perflog-http")):
                     continue
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
                 out[tid] = int(f.read().split()[0])

@@ -66,7 +66,7 @@ def idle_and_run():
         for name in ("perflog-runs", "perflog-sample", "perflog-write", "perflog-sweep"):
             check(len(names.get(name, [])) == 1, f"one thread is named {name}: {sorted(names)}")
         want = {"main": names["main"], "runs": names.get("perflog-runs", []),
-                "sampler": names.get("perflog-sample", [])}
+                "sampler": names.get("perflog-sample", []), "sweep": names.get("perflog-sweep", [])}
         w0 = wakeups(d)
         c0 = {k: cpu_ns(pid, v) for k, v in want.items()}
         time.sleep(IDLE_S)
@@ -82,6 +82,12 @@ def idle_and_run():
         check(used["runs"] + used["main"] < 0.02 * used["sampler"],
               f"run manager + main use under 2% of the sampler's CPU: "
               f"{used['runs'] + used['main']} ns vs {used['sampler']} ns")
+        # The HTTP sweeper watches open connections only; the two health requests above opened
+        # and closed theirs, so it slept through the rest (it used ~80% of the sampler's CPU when
+        # it woke every 250 ms regardless).
+        check(used["sweep"] < 0.05 * used["sampler"],
+              f"the HTTP sweeper sleeps with no connection open: {used['sweep']} ns vs "
+              f"{used['sampler']} ns of the sampler")
 
         st, _, body = d.http("/api/v1/runs", "POST", b'{"label": "idle", "command": "true"}')
         check(st == 201, f"a run opens: {st} {body!r}")
