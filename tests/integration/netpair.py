@@ -52,8 +52,11 @@ class NetPair:
             for o in OFFLOADS:
                 args += [o, "off"]
             self.exec(side, *args)
+        # Each daemon listens on its namespace's address, which is not loopback: a POST from there
+        # needs the daemon's token, and a peer gets only the token given for it.
         for side in "ab":
-            d = Daemon(netns=self.ns[side], addr=self.addr[side])
+            d = Daemon(netns=self.ns[side], addr=self.addr[side],
+                       config={"auth_token": f"netpair-token-{side}"})
             self.daemons[side] = d
             d.start(wait_ticks=2)
         return self
@@ -89,6 +92,9 @@ class NetPair:
         """`perflog ARGS` inside side's namespace against its daemon: (exit code, stdout, stderr)."""
         env = {k: v for k, v in os.environ.items() if k != "PERFLOG_TOKEN"}
         env["PERFLOG_SERVER"] = self.daemons[side].url
+        env["PERFLOG_TOKEN"] = f"netpair-token-{side}"
+        env["PERFLOG_PEER_TOKENS"] = ",".join(f"{d.url}=netpair-token-{s}"
+                                              for s, d in self.daemons.items() if s != side)
         p = subprocess.run(["ip", "netns", "exec", self.ns[side], PERFLOG, *args],
                            capture_output=True, text=True, timeout=timeout, env=env)
         return p.returncode, p.stdout, p.stderr
