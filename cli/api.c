@@ -1,6 +1,6 @@
 /*
  * api.c - calling perflogd's HTTP API for the subcommands: the request with the token, and the
- * policy of what to tell the user when it fails (design section 5: errors are
+ * policy of what to tell the user when it fails (docs/design.md §5: errors are
  * {"error": {"code", "message"}} with a 4xx/5xx status).
  */
 #include "cli.h"

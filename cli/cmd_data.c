@@ -1,7 +1,7 @@
 /*
  * cmd_data.c - `perflog data PATTERN...`: GET /api/v1/data and print an aligned table, one row per
  * timestamp and one column per series. Times are passed to the server as the user typed them; the
- * server parses them (design section 5) and its error message is what the user sees.
+ * server parses them (docs/design.md §5) and its error message is what the user sees.
  */
 #include "cli.h"
 #include "term_escape.h"

@@ -1,6 +1,6 @@
 /*
  * cmd_typeperf.c - `perflog typeperf PATH...`: live counter values in exactly the form typeperf
- * writes to its console (design section 6), with typeperf's own options, so scripts written for
+ * writes to its console (docs/design.md §6), with typeperf's own options, so scripts written for
  * typeperf port over unchanged:
  *
  *   "(PDH-CSV 4.0)","\\HOST\Memory\Dirty Bytes"

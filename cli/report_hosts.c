@@ -1,5 +1,5 @@
 /*
- * report_hosts.c - the hosts of a run with peers, side by side (issue 4, "Peers"): one column per
+ * report_hosts.c - the hosts of a run with peers, side by side ("Peers"): one column per
  * host - the one the run was started from, then each peer - and one row per figure, so the
  * source's disk read and send sit next to the destination's receive and disk write. Pure: the
  * report JSON (with the peers' reports in its "peers") in, text out.

@@ -1,7 +1,7 @@
 /*
  * run.h - the pure pieces of `perflog run`, `perflog runs` and `perflog report`, apart from their
  * I/O so the unit test drives them: quoting the command line, the tail of the tool's output,
- * /proc/self/io, the live line and the text rendering of a run report (design section 7).
+ * /proc/self/io, the live line and the text rendering of a run report (docs/design.md §7).
  * Nothing here keeps state between calls; every function is thread-safe.
  */
 #ifndef PERFLOG_CLI_RUN_H

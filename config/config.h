@@ -43,7 +43,7 @@ struct cfg {
     int64_t commit_interval_ms; /* default 1000, range 0..2000 (0 = commit every tick) */
     int64_t max_held_ticks;     /* ticks held while the db cannot be written, 3600, 10..1000000 */
     int sampler_rt_priority;    /* SCHED_FIFO priority of the sampler, 0..99; 0: nice -10 only */
-    /* HTTP API (design section 5) */
+    /* HTTP API (docs/design.md §5) */
     char auth_token[256];     /* "auth_token": "" = no auth; else 1..255 visible ASCII characters */
     int auth_read;            /* "auth_read": true = GETs need the token too; default false */
     int http_threads;         /* "http_threads": worker threads, default 2, 1..64 */

@@ -1,5 +1,5 @@
 /*
- * runs.h - the run manager: copy runs (SPEC of issue 4, design section 5) from start to settled.
+ * runs.h - the run manager: copy runs (docs/design.md §5) from start to settled.
  *
  * The HTTP API starts, ends, reads and deletes runs through it; its own thread wakes every 250 ms,
  * follows `\Memory\Dirty Bytes` + `\Memory\Writeback Bytes` of the newest ticks in `live` for every

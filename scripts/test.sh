@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
-# ---- the web dashboard's npm packages (issue 8) ----
+# ---- the web dashboard's npm packages ----
 # uPlot (embedded into perflogd by the build) and playwright-core (drives Debian's chromium in
 # tests/integration/test_dashboard.py), exactly as web/dashboard/package-lock.json pins them. The C
 # build does not need them; without them the dashboard test fails and says so.
@@ -20,14 +20,14 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFLOG_WERROR=ON >/dev/
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure
 
-# The Windows build (issue 7): cross-built with mingw-w64 and tested under wine (docs/windows.md).
+# The Windows build: cross-built with mingw-w64 and tested under wine (docs/windows.md).
 ./scripts/test-windows.sh
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPERFLOG_WERROR=ON -DPERFLOG_SANITIZE=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 # test_scheduler and test_prometheus_fleet measure timing and agreement with Prometheus, which the
 # release build above does; under a sanitizer they would measure the sanitizer. Neither do the
-# tests labelled acceptance (tests/CMakeLists.txt: issue 4's copy scenarios, heavy I/O). Their code paths
+# tests labelled acceptance (tests/CMakeLists.txt: the copy scenarios, heavy I/O). Their code paths
 # (sampler, /metrics) are exercised here by the other tests.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -E 'scheduler|prometheus_fleet' -LE acceptance

@@ -1,5 +1,5 @@
 /*
- * api.h - the HTTP API of design section 5 as pure functions: a request struct in, a status and a
+ * api.h - the HTTP API of docs/design.md §5 as pure functions: a request struct in, a status and a
  * body out. web/http.c does the sockets; the handlers here are unit-tested without them.
  *
  * Routing is a table (api.c). Every error is {"error": {"code", "message"}} with its status.

@@ -1,5 +1,5 @@
 /*
- * api_runs.c - the copy-run endpoints (SPEC of issue 4, design section 5): start, end, read,
+ * api_runs.c - the copy-run endpoints (docs/design.md §5): start, end, read,
  * list and delete runs through the run manager (daemon/runs.h). Bodies are JSON objects parsed by
  * Jansson with strict types: a wrong type is 400 bad_body naming the field.
  */

@@ -1,5 +1,5 @@
 /*
- * csv.c - PDH-CSV 4.0 cells and the time zone cell of the header; see csv.h and design section 6.
+ * csv.c - PDH-CSV 4.0 cells and the time zone cell of the header; see csv.h and docs/design.md §6.
  *
  * The zone name follows what perfmon/relog write on Windows: GetTimeZoneInformation's StandardName
  * or DaylightName and Bias (UTC = local + bias). On Linux the zone is an IANA name; it is mapped to

@@ -1,5 +1,5 @@
 /*
- * report.c - the run report of design section 7; see report.h.
+ * report.c - the run report of docs/design.md §7; see report.h.
  *
  * One raw data_query fetches every counter the report needs over [start - interval, tail end]:
  * points at or before start only give the gauges their level at start (the tick at or just before

@@ -1,5 +1,5 @@
 /*
- * report.h - the run report of design section 7: what the disks, the wire, the CPUs and the page
+ * report.h - the run report of docs/design.md §7: what the disks, the wire, the CPUs and the page
  * cache did during a copy run and its settle tail, computed from stored data (so it can always be
  * regenerated), as JSON; the client renders it as text for people (cli/report_fmt.c).
  */

@@ -1,5 +1,5 @@
 /*
- * timeparse.h - the time and duration forms of the HTTP API (design section 5). Pure functions,
+ * timeparse.h - the time and duration forms of the HTTP API (docs/design.md §5). Pure functions,
  * no I/O, no clock reads: the caller passes "now".
  *
  * Times: RFC 3339 ("2026-11-29T18:00:00Z", "2026-11-29T18:00:00.250+01:00", "t" or " " as the

@@ -1,4 +1,4 @@
-"""Two "hosts" on one machine for the two-host runs of issue 4: network namespaces A and B joined
+"""Two "hosts" on one machine for the two-host runs: network namespaces A and B joined
 by a veth pair, a perflogd in each (its own database, listening on its namespace's address), and a
 `perflog` client that runs inside a namespace. Traffic between A and B never leaves the pair.
 

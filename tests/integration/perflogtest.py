@@ -70,7 +70,7 @@ class Daemon:
     def __init__(self, config=None, args=(), db=None, workdir=None, env=None, preload=None,
                  netns=None, addr="127.0.0.1"):
         # netns: run the daemon inside that network namespace (`ip netns exec NS`), listening on
-        # addr, an address of the namespace (the two-host tests of issue 4).
+        # addr, an address of the namespace (the two-host tests).
         self.netns = netns
         self.addr = addr
         self.dir = workdir or tempfile.mkdtemp(prefix="perflog-it-")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The HTTP API of design section 5 against the real perflogd, with a real HTTP client (urllib, plus
+"""The HTTP API of docs/design.md §5 against the real perflogd, with a real HTTP client (urllib, plus
 raw sockets where urllib would not send what we want).
 
 - every endpoint: health, counters (wildcards), data (raw, bucketed, roll-up tiers, agg), latest,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`perflog run`, `perflog runs` and `perflog report` against the real perflogd (issue 4, design
+"""`perflog run`, `perflog runs` and `perflog report` against the real perflogd (design
 sections 1, 5 and 7): the command's output passed through and its exit code kept, a command that
 does not exist (127, a message, the run closed as failed), the run list, the report JSON keys, and
 the cold vs warm read of acceptance scenario 1 (the cache-served share of the run's own reads).
@@ -103,7 +103,7 @@ def test_runs_and_report(d, run_ids):
         check(False, f"perflog report --json prints JSON: {out[:200]!r}")
         return
     missing = [k for k in REPORT_KEYS if k not in rep]
-    check(not missing, f"the report has the design section 7 keys (missing {missing})")
+    check(not missing, f"the report has the docs/design.md §7 keys (missing {missing})")
     for section, keys in SECTION_KEYS.items():
         sub = rep.get(section)
         missing = [k for k in keys if not isinstance(sub, dict) or k not in sub]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The web dashboard (issue 8) end to end, in Debian's chromium driven by playwright-core.
+"""The web dashboard end to end, in Debian's chromium driven by playwright-core.
 
 Two daemons: one on a database seeded with 24 h of 1 s ticks (bench/bench_seed), for the live view,
 the 24 h range, a run made while dd writes a file (its shading, its report against

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GET /api/v1/export (design section 6, issue 5) against the real perflogd, with a real HTTP client.
+"""GET /api/v1/export (docs/design.md §6) against the real perflogd, with a real HTTP client.
 
 - round trip: an export of Memory, Processor and PhysicalDisk counters read back with Python's csv
   module and with pandas read_csv(parse_dates=[0]) equals /api/v1/data for every cell ("%.6f" of the

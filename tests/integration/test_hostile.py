@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile load on the HTTP API (design section 5: "limits answer 413/414/400/503, never a crash").
+"""Hostile load on the HTTP API (docs/design.md §5: "limits answer 413/414/400/503, never a crash").
 
 One live perflogd (default config, but connection_timeout_s 2 and max_connections 64) gets 10 000
 malformed, random or valid requests over raw sockets from 16 worker threads (inputs from a seeded

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""/metrics of the live perflogd (design section 5): passes `promtool check metrics` (exit 0, no lint
+"""/metrics of the live perflogd (docs/design.md §5): passes `promtool check metrics` (exit 0, no lint
 problem printed), carries the node_exporter-compatible names for the real devices, and its `_total`
 counters are the raw /proc values (a disk's written bytes = /proc/diskstats sectors * 512, read just
 before and just after the scrape) and monotonic across two scrapes 2 s apart.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Process tracking under runs (issue 4, design section 2 `Process`), with the real perflogd on the
+"""Process tracking under runs (docs/design.md §2 `Process`), with the real perflogd on the
 real /proc: a run follows its pid and every descendant as `\\Process(name:pid)\\...` counters; a
 process born during the run counts its I/O from zero; the report lists the run's processes and,
 for a run opened through the API alone (no client I/O numbers), takes its process numbers from

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance scenario 6 of issue 4: the throughput dd and fio print, run live under
+"""Acceptance scenario 6: the throughput dd and fio print, run live under
 `perflog run`, is parsed from their real output and shown next to the measured one, in the JSON
 report (`tool`) and in the text of `perflog run` and `perflog report`.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance scenarios 3, 4 and 5 of issue 4: a copy between two hosts under
+"""Acceptance scenarios 3, 4 and 5: a copy between two hosts under
 `perflog run --peer`, the hosts being two network namespaces A and B joined by a veth pair, with a
 perflogd in each (netpair.py). Traffic stays inside the pair.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Acceptance scenario 2 of issue 4, lazy writing: a buffered copy (cp) of a 1 GiB file onto a
+"""Acceptance scenario 2, lazy writing: a buffered copy (cp) of a 1 GiB file onto a
 real block device under `perflog run`. cp returns while most of the copy is still dirty in the
 page cache; the kernel writes it back later (vm.dirty_expire_centisecs, 30 s by default, unless
 vm.dirty_background_ratio is reached first). The report must show the dirty bytes at exit (> 0),

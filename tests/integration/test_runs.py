@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Copy runs (issue 4) against a real perflogd: the five endpoints and their errors, settling for real
+"""Copy runs against a real perflogd: the five endpoints and their errors, settling for real
 (300 MiB of buffered writes on /var/tmp must be written back before a run settles), a quiet run that
 settles at once, and a run left open across a restart, which comes back 'interrupted' with a report.
 Needs root (dd onto a real block device, drop the written file's pages)."""

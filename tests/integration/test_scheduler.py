@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scheduler precision of the real perflogd at the default 1000 ms interval (design section 3).
+"""Scheduler precision of the real perflogd at the default 1000 ms interval (docs/design.md §3).
 
 One daemon, three phases:
   a. idle: the first 31 ticks (30 intervals): every t_ms within 5 ms of a whole second (median

@@ -1,6 +1,6 @@
 /*
  * test_csv.c - PDH-CSV 4.0 cells against golden files cut from a real typeperf run (the seed
- * text of design section 6), the Windows zone names and biases, local time across DST changes, and
+ * text of docs/design.md §6), the Windows zone names and biases, local time across DST changes, and
  * quoting. The goldens in tests/fixtures/csv/ have CRLF line ends (.gitattributes keeps them).
  */
 #include "csv.h"

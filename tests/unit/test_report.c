@@ -172,7 +172,7 @@ static const json_t *find_inst(const json_t *arr, const char *inst)
     return NULL;
 }
 
-/* Every key of design section 7 is there. */
+/* Every key of docs/design.md §7 is there. */
 static void check_keys(const json_t *r)
 {
     static const char *const top[] = {
