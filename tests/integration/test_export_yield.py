@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Long exports yield: a real perflogd on a database seeded with 12 h of 1 s ticks (bench/bench_seed),
-request_timeout_s 4, the default two HTTP workers.
+request_timeout_s 4 (b: the default 60), the default two HTTP workers.
 
   a. Two clients each export empty ranges over and over for 6 s: `from=now&to=9999-12-31T00:00:00Z`
      and `from=2000-01-01T00:00:00Z` up to just before the seeded data (26 empty years). Meanwhile
@@ -200,6 +200,22 @@ def phase_sigterm(d, seed_end):
     d.stop()
 
 
+def wait_seeded(d):
+    """Until this daemon has stored two ticks of its own after the seeded 12 h and answers HTTP
+    (the second daemon finds the first one's ticks already there)."""
+    want = max(d.tick_count() + 2, 12 * 3600 + 2)
+    deadline = time.time() + 20
+    while time.time() < deadline and d.tick_count() < want:
+        time.sleep(0.1)
+    while time.time() < deadline:
+        try:
+            if http_request(d.url + "/api/v1/health", timeout=2)[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+
+
 def main():
     if not os.access(SEED, os.X_OK) or not os.access(PERFLOG, os.X_OK):
         check(False, f"{SEED} and {PERFLOG} are built")
@@ -212,12 +228,16 @@ def main():
         check(out.returncode == 0, f"bench_seed wrote 12 h of ticks ({out.stdout.strip()}{out.stderr.strip()})")
         seed_start, seed_end = Daemon(db=db, workdir=work).query(
             "SELECT min(t_ms), max(t_ms) FROM ticks")[0]
-        d = Daemon(config={"request_timeout_s": TIMEOUT_S}, db=db, workdir=work).start(wait_ticks=0)
-        deadline = time.time() + 20
-        while time.time() < deadline and d.tick_count() < 12 * 3600 + 2:
-            time.sleep(0.1)
-        phase_empty(d, seed_start)
+        # The complete 12 h export first, on a daemon with the default request_timeout_s: under
+        # ThreadSanitizer it takes longer than the 4 s the other phases use, and cutting it is
+        # phase_deadline's test, not this one's. One daemon at a time: the database is locked.
+        d = Daemon(db=db, workdir=work).start(wait_ticks=0)
+        wait_seeded(d)
         phase_complete(d, db, seed_start, seed_end)
+        d.stop()
+        d = Daemon(config={"request_timeout_s": TIMEOUT_S}, db=db, workdir=work).start(wait_ticks=0)
+        wait_seeded(d)
+        phase_empty(d, seed_start)
         phase_deadline(d, seed_end)
         phase_gone(d, seed_end)
         phase_sigterm(d, seed_end)
