@@ -433,7 +433,7 @@ int tp_parse_time_local(const char *s, size_t len, int64_t now_ms, const struct 
         days = INT64_MIN;
     }
     if (word(s, len, "today", &rest) || word(s, len, "yesterday", &rest)) {
-        if (s[0] == 'y')
+        if (s[0] == 'y' && days != INT64_MIN) /* INT64_MIN: no date known, stays unknown */
             days--;
         if (rest < len && (rc = parse_clock(s + rest, len - rest, &clock_ms)) < 0)
             return rc;
