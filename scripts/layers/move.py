@@ -333,25 +333,25 @@ def apply_renames(wt, files, renames):
     return changed
 
 
-ORIG = os.path.join(HERE, "orig")
+# The commit whose top-level CMakeLists.txt the templates were written from (the file they replace).
+ORIG_REF = "83743a4a4d74109fddf92152e06ecd59c5b17a45"
+ORIG_FILES = ["CMakeLists.txt"]
 
 
 def check_overwritten(wt):
     """Files the templates replace: warn, with the diff, when a merged branch changed them since
-    the templates were written (orig/ holds them as they were)."""
-    for root, _, names in os.walk(ORIG):
-        for n in names:
-            o = os.path.join(root, n)
-            rel = os.path.relpath(o, ORIG)
-            cur = os.path.join(wt, rel)
-            if not os.path.exists(cur):
+    the templates were written (as they were at ORIG_REF)."""
+    for rel in ORIG_FILES:
+        cur = os.path.join(wt, rel)
+        if not os.path.exists(cur):
+            continue
+        old = git(wt, "show", f"{ORIG_REF}:{rel}")
+        with open(cur) as f:
+            if f.read() == old:
                 continue
-            with open(o) as f1, open(cur) as f2:
-                if f1.read() == f2.read():
-                    continue
-            print(f"HAND FIX: {rel} was changed since the template that replaces it was written; "
-                  f"port this change to the new {rel} (or to the layer's CMakeLists.txt):")
-            subprocess.run(["diff", "-u", o, cur])
+        print(f"HAND FIX: {rel} was changed since the template that replaces it was written; "
+              f"port this change to the new {rel} (or to the layer's CMakeLists.txt):")
+        subprocess.run(["git", "-C", wt, "diff", ORIG_REF, "--", rel])
 
 
 def install_templates(wt):
