@@ -67,12 +67,21 @@ static char *format_value(const json_t *v, const char *unit, char *buf, size_t c
     return buf;
 }
 
+/* One cell of a run's column: padded to the column, but the last of a line (no trailing blanks). */
+static void put_cell(FILE *f, const char *text, int last)
+{
+    if (last)
+        fprintf(f, " %s", text);
+    else
+        fprintf(f, " %-*s", COL_W, text);
+}
+
 /* "run 3" and its label (and host when the runs are on several hosts) for the column heads. */
 static void print_heads(FILE *f, const json_t *runs)
 {
     const json_t *r, *first_host = json_object_get(json_array_get(runs, 0), "host");
     int hosts = 0;
-    char buf[64], shown[64];
+    char buf[64], shown[COL_W + 1];
     size_t i;
 
     json_array_foreach(runs, i, r) hosts |= !json_equal(json_object_get(r, "host"), first_host);
@@ -81,7 +90,7 @@ static void print_heads(FILE *f, const json_t *runs)
     {
         snprintf(buf, sizeof(buf), "run %lld",
                  (long long)json_integer_value(json_object_get(r, "id")));
-        fprintf(f, " %-*s", COL_W, buf);
+        put_cell(f, buf, i + 1 == json_array_size(runs));
     }
     fprintf(f, "\n%-*s", NAME_W, "");
     json_array_foreach(runs, i, r)
@@ -91,7 +100,8 @@ static void print_heads(FILE *f, const json_t *runs)
 
         snprintf(buf, sizeof(buf), "%s%s%s", label ? label : "-", hosts ? " @" : "",
                  hosts && host ? host : "");
-        fprintf(f, " %-*.*s", COL_W, COL_W, term_escape(buf, shown, sizeof(shown)));
+        /* cut to the column, at a character of the escaped text */
+        put_cell(f, term_escape(buf, shown, COL_W + 1), i + 1 == json_array_size(runs));
     }
     fputc('\n', f);
 }
@@ -121,7 +131,9 @@ static void print_text(FILE *f, const json_t *cmp)
                 snprintf(cell, sizeof(cell), "%s x%.2f", val, json_number_value(ratio));
             else
                 snprintf(cell, sizeof(cell), "%s", val);
-            fprintf(f, " %-*s", COL_W, cell);
+            put_cell(f, cell,
+                     k + 1 == json_array_size(json_object_get(fig, "values")) &&
+                         !json_object_get(fig, "median"));
         }
         if (json_object_get(fig, "median"))
             fprintf(f, " median %s, min %s, max %s",

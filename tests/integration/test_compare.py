@@ -100,14 +100,17 @@ def main():
             st, run = d.get_json(f"/api/v1/runs/{i}")
             check(st == 200 and isinstance(run.get("report"), dict), f"run {i} has its report")
             reports.append(run["report"])
-        check(reports[0]["throughput"]["returned"] != reports[1]["throughput"]["returned"],
-              "two different runs (their returned throughputs differ)")
+        check(reports[0]["command"] != reports[1]["command"] and reports[0] != reports[1],
+              "two different runs")
 
         q = ",".join(map(str, ids))
         st, api = d.get_json(f"/api/v1/runs/compare?ids={q}")
         check(st == 200, f"GET /api/v1/runs/compare?ids={q} is 200 ({st})")
         check(api["runs"] == reports, "the API's runs are the runs' own reports")
         check_figures(api, reports, "API")
+        moved = [f["name"] for f in api["figures"]
+                 if isinstance(f["ratios"][1], float) and f["ratios"][1] != 1.0]
+        check(len(moved) >= 3, f"the ratios tell the runs apart: {moved}")
 
         p = perflog(d, "compare", "--json", *map(str, ids))
         check(p.returncode == 0, f"perflog compare --json exits 0 ({p.stderr})")
@@ -152,6 +155,27 @@ def main():
         p = perflog(d, "compare", "--json", "--label", "*")
         check(p.returncode == 0, f"perflog compare --label '*' exits 0 ({p.stderr})")
         check([r["id"] for r in json.loads(p.stdout)["runs"]] == ids, "--label picks both, oldest first")
+
+        # runs of two hosts: a run with a peer (perflog run --peer), compared with --peers and
+        # with --server given again for the peer's run
+        d2 = Daemon().start(wait_ticks=1)
+        try:
+            p = perflog(d, "run", "--quiet", "--json", "--label", "two hosts", "--peer", d2.url,
+                        "--", "dd", "if=/dev/zero", f"of={os.path.join(work, 'peer.bin')}",
+                        "bs=1M", "count=4", "conv=fsync")
+            check(p.returncode == 0, f"perflog run --peer exits 0 ({p.stderr[-300:]})")
+            main_id = json.loads(p.stdout)["id"]
+            _, main_run = d.get_json(f"/api/v1/runs/{main_id}")
+            peer_id = int(main_run["peers"][0].rsplit("/", 1)[1])
+            _, peer_run = d2.get_json(f"/api/v1/runs/{peer_id}")
+            for args, how in ((["--peers", str(main_id)], "--peers"),
+                              ([str(main_id), "--server", d2.url, str(peer_id)], "--server twice")):
+                p = perflog(d, "compare", "--json", *args)
+                check(p.returncode == 0, f"perflog compare {how} exits 0 ({p.stderr})")
+                check_figures(json.loads(p.stdout), [main_run["report"], peer_run["report"]],
+                              f"perflog compare {how}")
+        finally:
+            d2.stop()
 
         # bad input
         st, e = d.get_json("/api/v1/runs/compare?ids=%d,999999" % ids[0])
