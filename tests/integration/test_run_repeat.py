@@ -13,38 +13,25 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perflogtest import Daemon, check, finish, require_root, root_block_device  # noqa: E402
+from perflogtest import (Daemon, check, diskstats_bytes, finish, loop_fs,  # noqa: E402
+                         loop_fs_remove, require_root, root_block_device)
 
 PERFLOG = os.path.join(os.environ.get("PERFLOG_BUILD_DIR", "build"), "perflog")
 SIZE = 48 << 20
 
 
 def device_read_bytes(disk):
-    """Sectors read (field 6 of /proc/diskstats, 512-byte units) of `disk`, in bytes."""
-    with open("/proc/diskstats") as f:
-        for line in f:
-            p = line.split()
-            if p[2] == disk:
-                return int(p[5]) * 512
-    raise KeyError(disk)
+    """Sectors read (field 6 of /proc/diskstats) of `disk`, in bytes."""
+    return diskstats_bytes(disk, 5)
 
 
 def main():
     require_root()
-    work = tempfile.mkdtemp(prefix="perflog-it-repeat-", dir="/var/tmp")
-    image, mnt = os.path.join(work, "disk.img"), os.path.join(work, "mnt")
-    os.mkdir(mnt)
-    with open(image, "wb") as f:
-        f.truncate(256 << 20)
-    loop = subprocess.run(["losetup", "--find", "--show", image], capture_output=True, text=True,
-                          check=True).stdout.strip()
+    work, loop, mnt = loop_fs("perflog-it-repeat-", 256 << 20)
     d = None
     try:
-        subprocess.run(["mkfs.ext4", "-q", "-F", loop], check=True)
-        subprocess.run(["mount", loop, mnt], check=True)
         disk = root_block_device(mnt)
         check(disk == os.path.basename(loop), f"the test's file system is on its own {loop}")
         target = os.path.join(mnt, "data.bin")
@@ -130,9 +117,7 @@ def main():
     finally:
         if d:
             d.stop()
-        subprocess.run(["umount", mnt])
-        subprocess.run(["losetup", "-d", loop])
-        subprocess.run(["rm", "-rf", work])
+        loop_fs_remove(work, loop, mnt)
     if d:
         d.check_sanitizers()
     finish()
