@@ -10,6 +10,7 @@
 #include "testlib.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 
 static const json_t *figure(const json_t *cmp, const char *name)
 {
@@ -32,6 +33,52 @@ static double at(const json_t *f, const char *key, size_t i)
 static int is_null(const json_t *f, const char *key, size_t i)
 {
     return json_is_null(json_array_get(json_object_get(f, key), i));
+}
+
+/* compare_print of cmp in fmt, as a string (malloc'd). */
+static char *printed(const json_t *cmp, enum compare_format fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    compare_print(f, cmp, fmt);
+    fclose(f);
+    return buf;
+}
+
+/* The text and CSV renderings: ratios after the later columns only, text quoted in CSV, null
+ * empty, numbers as JSON writes them. */
+static void test_print(void)
+{
+    json_t *r[2], *cmp;
+    char *out;
+
+    r[0] = json_loads("{\"id\": 7, \"label\": \"a\", \"host\": \"h\", \"duration_s\": 2.0,"
+                      " \"cpu\": {\"busiest\": {\"instance\": \"x,\\\"y\"}}}",
+                      0, NULL);
+    r[1] =
+        json_loads("{\"id\": 9, \"label\": \"b\", \"host\": \"h\", \"duration_s\": 6.0}", 0, NULL);
+    cmp = report_compare(r, 2);
+    out = printed(cmp, COMPARE_CSV);
+    CHECK(out && !strncmp(out, "figure,unit,run 7,run 9,ratio 9\r\n", 33));
+    CHECK(out && strstr(out, "\r\n\"duration_s\",\"s\",2.0,6.0,3.0\r\n") != NULL);
+    CHECK(out && strstr(out, "\r\n\"cpu.busiest.instance\",\"\",\"x,\"\"y\",,\r\n") != NULL);
+    CHECK(out && strstr(out, "\r\n\"throughput.claimed\",\"B/s\",,,\r\n") != NULL);
+    free(out);
+    out = printed(cmp, COMPARE_TEXT);
+    CHECK(out && strstr(out, "run 7") && strstr(out, "run 9"));
+    CHECK(out && strstr(out, "2.000 s ") && strstr(out, "6.000 s x3.00\n"));
+    CHECK(out && !strstr(out, " \n")); /* no trailing blanks */
+    free(out);
+    compare_add_stats(cmp);
+    out = printed(cmp, COMPARE_CSV);
+    CHECK(out && !strncmp(out, "figure,unit,run 7,run 9,ratio 9,median,min,max\r\n", 48));
+    CHECK(out && strstr(out, "\r\n\"duration_s\",\"s\",2.0,6.0,3.0,4.0,2.0,6.0\r\n") != NULL);
+    free(out);
+    json_decref(cmp);
+    json_decref(r[0]);
+    json_decref(r[1]);
 }
 
 int main(void)
@@ -116,5 +163,6 @@ int main(void)
     json_decref(doc);
     for (int i = 0; i < 3; i++)
         json_decref(r[i]);
+    test_print();
     return tl_done();
 }
