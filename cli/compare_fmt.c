@@ -128,14 +128,15 @@ static void print_text(FILE *f, const json_t *cmp)
 
             format_value(v, unit, val, sizeof(val));
             if (k && json_is_number(ratio))
-                snprintf(cell, sizeof(cell), "%s x%.2f", val, json_number_value(ratio));
+                snprintf(cell, sizeof(cell), "%s x%.3g", val, json_number_value(ratio));
             else
                 snprintf(cell, sizeof(cell), "%s", val);
             put_cell(f, cell,
                      k + 1 == json_array_size(json_object_get(fig, "values")) &&
-                         !json_object_get(fig, "median"));
+                         !json_is_number(json_object_get(fig, "median")));
         }
-        if (json_object_get(fig, "median"))
+        /* statistics of numbers only: none for text (the busiest core) or a figure no run has */
+        if (json_is_number(json_object_get(fig, "median")))
             fprintf(f, " median %s, min %s, max %s",
                     format_value(json_object_get(fig, "median"), unit, val, sizeof(val)),
                     format_value(json_object_get(fig, "min"), unit, cell, sizeof(cell)),

@@ -68,13 +68,20 @@ static void test_print(void)
     free(out);
     out = printed(cmp, COMPARE_TEXT);
     CHECK(out && strstr(out, "run 7") && strstr(out, "run 9"));
-    CHECK(out && strstr(out, "2.000 s ") && strstr(out, "6.000 s x3.00\n"));
+    CHECK(out && strstr(out, "2.000 s ") && strstr(out, "6.000 s x3\n"));
     CHECK(out && !strstr(out, " \n")); /* no trailing blanks */
     free(out);
     compare_add_stats(cmp);
     out = printed(cmp, COMPARE_CSV);
     CHECK(out && !strncmp(out, "figure,unit,run 7,run 9,ratio 9,median,min,max\r\n", 48));
     CHECK(out && strstr(out, "\r\n\"duration_s\",\"s\",2.0,6.0,3.0,4.0,2.0,6.0\r\n") != NULL);
+    free(out);
+    out = printed(cmp, COMPARE_TEXT);
+    CHECK(out && strstr(out, " median 4.000 s, min 2.000 s, max 6.000 s\n"));
+    /* no statistics for text, nor for a figure no run has */
+    CHECK(out && strstr(out, "\nbusiest core ") &&
+          !strstr(strstr(out, "\nbusiest core "), "median -"));
+    CHECK(out && !strstr(out, "median -"));
     free(out);
     json_decref(cmp);
     json_decref(r[0]);
