@@ -41,6 +41,7 @@ int cmd_typeperf(const struct cli *c, int argc, char **argv);
 int cmd_run(const struct cli *c, int argc, char **argv);
 int cmd_runs(const struct cli *c, int argc, char **argv);
 int cmd_report(const struct cli *c, int argc, char **argv);
+int cmd_compare(const struct cli *c, int argc, char **argv);
 
 /*
  * How many of the patterns pats[0..n) match no counter of the daemon (GET /api/v1/counters), each
