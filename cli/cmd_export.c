@@ -45,7 +45,7 @@ static const char help[] =
     "  --tz ZONE          the zone of the timestamps and the header: local (the client's, TZ;\n"
     "                     default, also through the daemon), utc, +HH:MM/-HH:MM, or a zone of\n"
     "                     the tz database (Europe/Paris); the local forms of --from/--to are read\n"
-    "                     in the client's local time, or in UTC with utc\n"
+    "                     in that zone too\n"
     "  -t N               keep every Nth sample, like relog -t N\n"
     "  -o FILE            write FILE (complete or not at all) instead of standard output\n"
     "  --db PATH          read the database file PATH directly, without a daemon\n"
@@ -141,9 +141,10 @@ static int check_args(struct export_args *a)
         fprintf(stderr, "perflog export: %s\n", why);
         return CLI_EXIT_USAGE;
     }
-    /* times are read in the zone of the log's timestamps: local (the client's) or UTC */
-    if (!a->run && cli_time_range("export", a->from ? a->from : "-1h", a->to ? a->to : "now",
-                                  a->opts.utc, &a->opts.from_ms, &a->opts.to_ms) != 0)
+    /* times are read in the zone of the log's timestamps: the client's, UTC, or the one named */
+    if (!a->run &&
+        cli_time_range_in("export", a->from ? a->from : "-1h", a->to ? a->to : "now", a->opts.utc,
+                          a->opts.zone, &a->opts.from_ms, &a->opts.to_ms) != 0)
         return CLI_EXIT_USAGE;
     if (a->npat == 0 && !a->run) {
         fprintf(stderr, "perflog export: give at least one counter pattern, e.g. '\\Memory\\*' "

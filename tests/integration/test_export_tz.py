@@ -10,11 +10,12 @@
 - the fixture zone, Test/Shift, is compiled with zic at the start of the test so that it changes
   from UTC+1 (TST) to UTC+2 with daylight saving time (TDT) a few seconds later: the exported range
   crosses that change, and each row's time is its UTC time plus one hour before it and two after;
+- `--from`/`--to` typed as local times are read in the `--tz` zone (and errors show them in it);
 - zones that are not zones, or that try to leave the tz database's directory, get a 400 JSON error
   naming the tz parameter, and `perflog export --tz` with one exits 2.
 
 The daemon and the clients read the zones from a TZDIR of this test's own (the fixture zone, and
-copies of Europe/Paris and Etc/UTC). Needs PERFLOGD, PERFLOG_BUILD_DIR and zic (libc-bin)."""
+copies of Europe/Paris, America/New_York, Asia/Tokyo and Etc/UTC). Needs PERFLOGD, PERFLOG_BUILD_DIR and zic (libc-bin)."""
 import json
 import os
 import shutil
@@ -41,7 +42,7 @@ def make_tzdir(shift_at):
         # standard time UTC+1, then from `until` the same with one hour of daylight saving
         f.write(f"Zone Test/Shift 1:00 - TST {until}\n\t\t1:00 1:00 TDT\n")
     subprocess.run(["zic", "-d", tzdir, src], check=True)
-    for name in ("Europe/Paris", "Etc/UTC"):
+    for name in ("Europe/Paris", "Etc/UTC", "America/New_York", "Asia/Tokyo"):
         os.makedirs(os.path.join(tzdir, os.path.dirname(name)), exist_ok=True)
         shutil.copyfile(os.path.join(ZONEINFO, name), os.path.join(tzdir, name))
     return tzdir
@@ -107,6 +108,25 @@ def test_local_sent(d, tzdir, frm, to):
           f"(rc {rc1}/{rc2}, {daemon_csv[:60]!r})")
 
 
+def test_range_in_zone(d, tzdir, frm, to):
+    """--from/--to typed as local times are read in the --tz zone, whatever the client's TZ."""
+    from zoneinfo import ZoneInfo
+    for zone in ("Europe/Paris", "America/New_York"):
+        def wall(t):
+            return datetime.fromtimestamp(int(t), ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M:%S")
+        rc1, by_wall, err1 = perflog(d.url, "export", DIRTY, "--from", wall(frm), "--to", wall(to),
+                                     "--tz", zone, TZDIR=tzdir, TZ="Asia/Tokyo")
+        rc2, by_unix, err2 = perflog(d.url, "export", DIRTY, "--from", frm, "--to", to,
+                                     "--tz", zone, TZDIR=tzdir, TZ="Asia/Tokyo")
+        check(rc1 == 0 and by_wall == by_unix and len(read_rows(by_unix)) >= 8,
+              f"--tz {zone} --from '{wall(frm)}': read in {zone}, the same rows as Unix seconds "
+              f"(rc {rc1}, {err1.strip()[:160]!r})")
+    rc, out, err = perflog(d.url, "export", DIRTY, "--from", "2026-12-01 12:00", "--to",
+                           "2026-12-01 11:00", "--tz", "Europe/Paris")
+    check(rc == 2 and "2026-12-01T12:00:00.000+01:00" in err,
+          f"--tz Europe/Paris: an error shows the times in that zone ({err.strip()[:200]!r})")
+
+
 def test_dst_crossing(d, tzdir, frm, to, shift_ms):
     q = f"/api/v1/export?counter={urllib.parse.quote(DIRTY)}&from={frm}&to={to}"
     s1, _, local = d.http(q + "&tz=Test%2FShift")
@@ -162,6 +182,7 @@ def main():
         test_same_as_db(d, tzdir, frm, to)
         test_local(d, tzdir, frm, to)
         test_local_sent(d, tzdir, frm, to)
+        test_range_in_zone(d, tzdir, frm, to)
         test_dst_crossing(d, tzdir, frm, to, shift_at * 1000)
         test_bad_zones(d)
     finally:
