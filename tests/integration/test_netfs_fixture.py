@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""SMB Client Shares and NFS Client through the real perflogd, on a fixture /proc root (this
+machine's kernel has neither client), read back over HTTP and from the SQLite file.
+
+- a share and NFS mounts that appear without a change of proc/self/mounts are not seen: the files
+  are not retried every tick;
+- after the mounts file changes they are: /api/v1/counters lists `\\SMB Client Shares(\\\\fs1\\data)\\*`
+  and the NFS mounts, with instance names holding backslashes;
+- the bytes, requests and times of the fixture's deltas (tests/fixtures/linux/netfs-t2 minus netfs)
+  come back from /api/v1/data and the counter_values view, whatever the ticks' real intervals.
+"""
+import os
+import shutil
+import sys
+import tempfile
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perflogtest import Daemon, check, finish, integrate, values  # noqa: E402
+
+Q = urllib.parse.quote
+SRC = os.environ.get("PERFLOG_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+FX = os.path.join(SRC, "tests", "fixtures", "linux")
+SHARE = "\\\\fs1\\data"
+OLD = "\\\\nas\\old share"
+NFS3 = "nfs3srv:/export/home"
+
+
+def copy(rel_src, root, rel_dst):
+    os.makedirs(os.path.dirname(os.path.join(root, rel_dst)), exist_ok=True)
+    shutil.copyfile(os.path.join(FX, rel_src), os.path.join(root, rel_dst))
+
+
+def overwrite_in_place(rel_src, root, rel_dst):
+    """One pwrite over the old contents, no truncation (the daemon keeps the file open and reads
+    it each tick: a truncate first could show it an empty file). The new text is not shorter."""
+    with open(os.path.join(FX, rel_src), "rb") as f:
+        data = f.read()
+    path = os.path.join(root, rel_dst)
+    check(len(data) >= os.path.getsize(path), f"{rel_src} is not shorter than what it replaces")
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.pwrite(fd, data, 0)
+    finally:
+        os.close(fd)
+
+
+def replace_mounts(root, text):
+    """A mount or unmount: the mounts file replaced (new inode)."""
+    tmp = os.path.join(root, "proc/self/mounts.new")
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.rename(tmp, os.path.join(root, "proc/self/mounts"))
+
+
+def counters(d, pattern):
+    status, c = d.get_json("/api/v1/counters?match=" + Q(pattern))
+    check(status == 200, f"counters {pattern}: 200 ({status})")
+    return c["counters"] if c else []
+
+
+def main():
+    root = tempfile.mkdtemp(prefix="perflog-netfs-root-")
+    shutil.copytree(os.path.join(FX, "multi"), root, dirs_exist_ok=True)
+    os.makedirs(os.path.join(root, "proc/self"))
+    replace_mounts(root, "proc /proc proc rw 0 0\n")
+    copy("odd/mountstats-no-nfs", root, "proc/self/mountstats")
+    d = Daemon(config={"root": root, "log_level": "debug"}).start(wait_ticks=2)
+    try:
+        check(counters(d, "\\SMB Client Shares(*)\\*") == [], "no share before the module is there")
+        check(counters(d, "\\NFS Client(*)\\*") == [], "no NFS mount before one is there")
+
+        # The module loads and NFS lines appear, the mount table unchanged: not probed again.
+        copy("netfs/proc/fs/cifs/Stats", root, "proc/fs/cifs/Stats")
+        overwrite_in_place("netfs/proc/self/mountstats", root, "proc/self/mountstats")
+        n = d.tick_count()
+        d.wait_ticks(n + 3)
+        check(counters(d, "\\SMB Client Shares(*)\\*") == [],
+              "a Stats file that appears without a mount is not seen (no retry per tick)")
+        check(counters(d, "\\NFS Client(*)\\*") == [], "nor are NFS lines without a mount")
+
+        with open(os.path.join(FX, "netfs/proc/self/mounts")) as f:
+            replace_mounts(root, f.read())
+        n = d.tick_count()
+        d.wait_ticks(n + 3)
+        smb = counters(d, "\\SMB Client Shares(*)\\Data Bytes/sec")
+        insts = sorted(x["instance"] for x in smb)
+        check(insts == sorted([SHARE, OLD, "_Total"]), f"after the mount: the shares and _Total ({insts})")
+        check(any(x["path"] == f"\\SMB Client Shares({SHARE})\\Data Bytes/sec" for x in smb),
+              f"a share's path holds its backslashes ({[x['path'] for x in smb]})")
+        nfs = sorted(x["instance"] for x in counters(d, "\\NFS Client(*)\\Avg. RTT sec/Op"))
+        check(nfs == sorted([NFS3, "nfs4srv:/", "_Total"]), f"the NFS mounts, the bind mount once ({nfs})")
+
+        t_before_ms = int(time.time() * 1000)
+        overwrite_in_place("netfs-t2/proc/fs/cifs/Stats", root, "proc/fs/cifs/Stats")
+        overwrite_in_place("netfs-t2/proc/self/mountstats", root, "proc/self/mountstats")
+        n = d.tick_count()
+        d.wait_ticks(n + 3)
+
+        # Rates times real intervals give back the fixture's deltas, in the view...
+        rd = integrate(values(d, f"\\SMB Client Shares({SHARE})\\Read Bytes/sec", t_before_ms - 5000))
+        check(abs(rd - 2097152) < 1, f"SMB read bytes: the 2 MiB of the fixture ({rd})")
+        wr = integrate(values(d, f"\\SMB Client Shares({OLD})\\Write Requests/sec", t_before_ms - 5000))
+        check(abs(wr - 4) < 1e-6, f"SMB1 write requests across 2^31: 4 ({wr})")
+        nrd = integrate(values(d, f"\\NFS Client({NFS3})\\Read Bytes/sec", t_before_ms - 5000))
+        check(abs(nrd - 1048576) < 1, f"NFS server read bytes: 1 MiB ({nrd})")
+        rtt = [v for _, _, v in values(d, "\\NFS Client(_Total)\\Avg. RTT sec/Op", t_before_ms - 5000)
+               if v]
+        check(len(rtt) == 1 and abs(rtt[0] - 0.090 / 12) < 1e-12,
+              f"NFS _Total Avg. RTT: (50 + 40) ms over 12 calls, in the one tick that had calls ({rtt})")
+
+        # ... and over HTTP, value for value.
+        status, data = d.get_json("/api/v1/data?counter=" + Q(f"\\SMB Client Shares({SHARE})\\Read Bytes/sec")
+                                  + "&from=" + str((t_before_ms - 5000) / 1000) + "&to=now")
+        check(status == 200 and len(data["series"]) == 1, f"data: one series ({status})")
+        api = [v for v in data["series"][0]["values"] if v] if status == 200 else []
+        view = [v for _, _, v in values(d, f"\\SMB Client Shares({SHARE})\\Read Bytes/sec", t_before_ms - 5000)
+                if v]
+        check(api == view and len(api) == 1, f"data: the view's non-zero value ({api} vs {view})")
+        d.stop()
+        d.check_sanitizers()
+    finally:
+        if d.proc and d.proc.poll() is None:
+            d.kill9()
+        shutil.rmtree(root, ignore_errors=True)
+    finish()
+
+
+if __name__ == "__main__":
+    main()
