@@ -127,7 +127,7 @@ int netfs_parse_cifs_stats(const char *buf, size_t len, struct raw_object *out,
         lineno++;
         if (cifs_share_name(p, eol, &name, &nlen)) {
             cur = NULL;
-            if (nlen == 0) {
+            if (nlen == 0 || memchr(name, '\0', nlen)) {
                 scan_bad_line(st, lineno);
             } else {
                 cur = find_row(out, name, nlen);
@@ -166,7 +166,7 @@ static int nfs_device_line(const char *p, const char *eol, const char **dev, siz
     const char *tok, *stop;
 
     stop = word(p + strlen("device"), eol, &tok);
-    if (tok == stop)
+    if (tok == stop || memchr(tok, '\0', (size_t)(stop - tok)))
         return -EINVAL;
     *dev = tok;
     *dev_len = (size_t)(stop - tok);

@@ -7,6 +7,8 @@
  * caller-owned raw_object, malformed lines are counted in the parse_status, and nothing is logged.
  * Rows are flagged RAW_IN_TOTAL, so delta.c adds a "_Total" of every share or mount. Thread-safe.
  *
+ * A share or device name holding a NUL byte is a malformed line: names are C strings from here on.
+ *
  * Each returns the number of shares or NFS mounts it found (rows may be fewer: see below), so the
  * collector can tell "nothing to read until the mount table changes" (0) from "read it every
  * tick", or -ENOMEM (the rows appended so far stay; the caller drops them).
