@@ -310,6 +310,34 @@ static void interfaces(FILE *f, const json_t *r, int all)
     hidden(f, skipped, "interface");
 }
 
+/* The SMB shares and NFS mounts of the run: their bytes next to the interfaces', their requests
+ * and (NFS) the mean time of a call. */
+static void netfs(FILE *f, const json_t *r)
+{
+    const json_t *list = json_object_get(r, "netfs"), *n;
+    size_t i;
+
+    if (json_array_size(list) == 0)
+        return;
+    fprintf(f, "\nnetwork file systems\n");
+    json_array_foreach(list, i, n)
+    {
+        char a[32], b[32], c[32], d[32], e[32], g[32], h[32], e1[ESC_MAX], e2[ESC_MAX];
+
+        fprintf(f,
+                "  %s %-20s read %s  wrote %s  %s requests (%s B each)  %s B per NIC byte"
+                "  rtt %s ms  execute %s ms\n",
+                esc_or(n, "kind", "?", e1), esc_or(n, "instance", "-", e2),
+                bytes(cli_json_num(n, "read_bytes"), a, sizeof(a)),
+                bytes(cli_json_num(n, "write_bytes"), b, sizeof(b)),
+                num(cli_json_num(n, "requests"), 0, c, sizeof(c)),
+                num(cli_json_num(n, "bytes_per_request"), 0, d, sizeof(d)),
+                num(cli_json_num(n, "bytes_per_nic_byte"), 2, e, sizeof(e)),
+                num(cli_json_num(n, "avg_rtt_s") * 1000.0, 2, g, sizeof(g)),
+                num(cli_json_num(n, "avg_execute_s") * 1000.0, 2, h, sizeof(h)));
+    }
+}
+
 /* The run's processes, busiest first, at most PROCS_SHOWN of the report's list. */
 #define PROCS_SHOWN 8
 
@@ -483,6 +511,7 @@ static void render(FILE *f, const json_t *r, int depth, int all)
         run_report_hosts(f, r);
     disks(f, r, all);
     interfaces(f, r, all);
+    netfs(f, r);
     details(f, r);
     peers(f, r, depth, all);
 }
