@@ -7,8 +7,11 @@ machine's kernel has neither client), read back over HTTP and from the SQLite fi
 - after the mounts file changes they are: /api/v1/counters lists `\\SMB Client Shares(\\\\fs1\\data)\\*`
   and the NFS mounts, with instance names holding backslashes;
 - the bytes, requests and times of the fixture's deltas (tests/fixtures/linux/netfs-t2 minus netfs)
-  come back from /api/v1/data and the counter_values view, whatever the ticks' real intervals.
+  come back from /api/v1/data and the counter_values view, whatever the ticks' real intervals;
+- a run around those deltas reports each share and mount (netfs[]) with its bytes, requests and
+  times, and its bytes against the interfaces' bytes of the same report.
 """
+import json
 import os
 import shutil
 import sys
@@ -54,6 +57,29 @@ def replace_mounts(root, text):
     os.rename(tmp, os.path.join(root, "proc/self/mounts"))
 
 
+def call(d, path, method="GET", body=None):
+    data = None if body is None else json.dumps(body).encode()
+    status, _, raw = d.http(path, method=method, body=data,
+                            headers={"Content-Type": "application/json"} if data else None)
+    return status, json.loads(raw) if raw else None
+
+
+def wait_report(d, rid, timeout=60):
+    deadline = time.time() + timeout
+    doc = None
+    while time.time() < deadline:
+        status, doc = call(d, f"/api/v1/runs/{rid}")
+        if status == 200 and doc.get("status") != "running" and doc.get("report"):
+            return doc["report"]
+        time.sleep(0.25)
+    check(False, f"run {rid} has a report within {timeout} s ({doc})")
+    return {}
+
+
+def by_instance(arr, inst):
+    return next((x for x in arr or [] if x.get("instance") == inst), None)
+
+
 def counters(d, pattern):
     status, c = d.get_json("/api/v1/counters?match=" + Q(pattern))
     check(status == 200, f"counters {pattern}: 200 ({status})")
@@ -92,11 +118,34 @@ def main():
         nfs = sorted(x["instance"] for x in counters(d, "\\NFS Client(*)\\Avg. RTT sec/Op"))
         check(nfs == sorted([NFS3, "nfs4srv:/", "_Total"]), f"the NFS mounts, the bind mount once ({nfs})")
 
+        status, run = call(d, "/api/v1/runs", "POST", {"label": "smb copy", "command": "cp"})
+        check(status == 201, f"a run opens ({status} {run})")
+        n = d.tick_count()
+        d.wait_ticks(n + 2)
         t_before_ms = int(time.time() * 1000)
         overwrite_in_place("netfs-t2/proc/fs/cifs/Stats", root, "proc/fs/cifs/Stats")
         overwrite_in_place("netfs-t2/proc/self/mountstats", root, "proc/self/mountstats")
+        overwrite_in_place("multi-t2/proc/net/dev", root, "proc/net/dev")
         n = d.tick_count()
         d.wait_ticks(n + 3)
+        status, _ = call(d, f"/api/v1/runs/{run['id']}/end", "POST", {"exit_code": 0})
+        check(status == 200, f"the run ends ({status})")
+        rep = wait_report(d, run["id"])
+        nic = sum(x["rx_bytes"] + x["tx_bytes"] for x in rep.get("interfaces", [])
+                  if x["instance"] != "lo")
+        share = by_instance(rep.get("netfs"), SHARE) or {}
+        check(share.get("kind") == "smb" and share.get("read_bytes") == 2097152
+              and share.get("write_bytes") == 0 and share.get("requests") == 8,
+              f"report: the share read 2 MiB in 8 requests ({share})")
+        check(nic > 0 and abs(share.get("bytes_per_nic_byte", 0) - 2097152 / nic) < 1e-9,
+              f"report: the share's bytes against the interfaces' {nic} ({share.get('bytes_per_nic_byte')})")
+        old = by_instance(rep.get("netfs"), OLD) or {}
+        check(old.get("write_bytes") == 4096 and old.get("requests") == 4 and old.get("avg_rtt_s") is None,
+              f"report: the SMB1 share wrote 4 KiB in 4 requests, no time ({old})")
+        mnt = by_instance(rep.get("netfs"), NFS3) or {}
+        check(mnt.get("kind") == "nfs" and mnt.get("read_bytes") == 1048576 and mnt.get("requests") == 10
+              and abs(mnt.get("avg_rtt_s", 0) - 0.005) < 1e-12 and abs(mnt.get("avg_execute_s", 0) - 0.006) < 1e-12,
+              f"report: the NFSv3 mount read 1 MiB in 10 calls of 5 ms RTT, 6 ms execute ({mnt})")
 
         # Rates times real intervals give back the fixture's deltas, in the view...
         rd = integrate(values(d, f"\\SMB Client Shares({SHARE})\\Read Bytes/sec", t_before_ms - 5000))
