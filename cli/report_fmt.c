@@ -234,6 +234,7 @@ static const char *const disk_counts[] = {"read_bytes", "write_bytes", "tail_wri
                                           "tail_read_bytes", NULL};
 static const char *const net_counts[] = {"rx_bytes", "tx_bytes", "rx_packets", "tx_packets",
                                          "errors",   "discards", NULL};
+static const char *const netfs_counts[] = {"read_bytes", "write_bytes", "requests", NULL};
 
 /* "N idle devices hidden (--all shows them)" */
 static void hidden(FILE *f, size_t n, const char *what)
@@ -312,10 +313,10 @@ static void interfaces(FILE *f, const json_t *r, int all)
 
 /* The SMB shares and NFS mounts of the run: their bytes next to the interfaces', their requests
  * and (NFS) the mean time of a call. */
-static void netfs(FILE *f, const json_t *r)
+static void netfs(FILE *f, const json_t *r, int all)
 {
     const json_t *list = json_object_get(r, "netfs"), *n;
-    size_t i;
+    size_t i, skipped = 0;
 
     if (json_array_size(list) == 0)
         return;
@@ -324,6 +325,10 @@ static void netfs(FILE *f, const json_t *r)
     {
         char a[32], b[32], c[32], d[32], e[32], g[32], h[32], e1[ESC_MAX], e2[ESC_MAX];
 
+        if (!all && idle(n, netfs_counts)) {
+            skipped++;
+            continue;
+        }
         fprintf(f,
                 "  %s %-20s read %s  wrote %s  %s requests (%s B each)  %s B per NIC byte"
                 "  rtt %s ms  execute %s ms\n",
@@ -336,6 +341,7 @@ static void netfs(FILE *f, const json_t *r)
                 num(cli_json_num(n, "avg_rtt_s") * 1000.0, 2, g, sizeof(g)),
                 num(cli_json_num(n, "avg_execute_s") * 1000.0, 2, h, sizeof(h)));
     }
+    hidden(f, skipped, "network file system");
 }
 
 /* The run's processes, busiest first, at most PROCS_SHOWN of the report's list. */
@@ -511,7 +517,7 @@ static void render(FILE *f, const json_t *r, int depth, int all)
         run_report_hosts(f, r);
     disks(f, r, all);
     interfaces(f, r, all);
-    netfs(f, r);
+    netfs(f, r, all);
     details(f, r);
     peers(f, r, depth, all);
 }
