@@ -9,18 +9,22 @@ machine's kernel has neither client), read back over HTTP and from the SQLite fi
 - the bytes, requests and times of the fixture's deltas (tests/fixtures/linux/netfs-t2 minus netfs)
   come back from /api/v1/data and the counter_values view, whatever the ticks' real intervals;
 - a run around those deltas reports each share and mount (netfs[]) with its bytes, requests and
-  times, and its bytes against the interfaces' bytes of the same report.
+  times, and its bytes against the interfaces' bytes of the same report;
+- on the real /proc, in a mount namespace of the test's own (needs root: fails without it), a mount
+  and an unmount each make the daemon probe the two files once more, and idle ticks do not.
 """
+import ctypes
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perflogtest import Daemon, check, finish, integrate, values  # noqa: E402
+from perflogtest import Daemon, check, finish, integrate, log_lines, require_root, values  # noqa: E402
 
 Q = urllib.parse.quote
 SRC = os.environ.get("PERFLOG_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -84,6 +88,47 @@ def counters(d, pattern):
     status, c = d.get_json("/api/v1/counters?match=" + Q(pattern))
     check(status == 200, f"counters {pattern}: 200 ({status})")
     return c["counters"] if c else []
+
+
+def probes(d):
+    """The daemon's probes of /proc/self/mountstats so far (a debug line each)."""
+    return len(log_lines(d, "/proc/self/mountstats: "))
+
+
+def wait_probes(d, n, timeout=15):
+    deadline = time.time() + timeout
+    while time.time() < deadline and probes(d) < n:
+        time.sleep(0.1)
+    return probes(d)
+
+
+def real_proc_reprobe():
+    require_root()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS: the daemon, our child, shares it
+        check(False, f"unshare(CLONE_NEWNS): errno {ctypes.get_errno()}")
+        return
+    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+    mnt = tempfile.mkdtemp(prefix="perflog-netfs-mnt-")
+    d = Daemon(config={"log_level": "debug"}).start(wait_ticks=2)
+    try:
+        check(wait_probes(d, 1) == 1, "the first collect probes the real mountstats once")
+        n = d.tick_count()
+        d.wait_ticks(n + 3)
+        check(probes(d) == 1, f"three idle ticks: no probe ({probes(d)})")
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "perflog-test", mnt], check=True)
+        check(wait_probes(d, 2) == 2, f"a mount: one probe more, seen by poll(2) ({probes(d)})")
+        n = d.tick_count()
+        d.wait_ticks(n + 2)
+        check(probes(d) == 2, f"and no more while nothing changes ({probes(d)})")
+        subprocess.run(["umount", mnt], check=True)
+        check(wait_probes(d, 3) == 3, f"an unmount: one more ({probes(d)})")
+        d.stop()
+    finally:
+        if d.proc and d.proc.poll() is None:
+            d.kill9()
+        subprocess.run(["umount", mnt], stderr=subprocess.DEVNULL)
+        os.rmdir(mnt)
 
 
 def main():
@@ -173,6 +218,7 @@ def main():
         if d.proc and d.proc.poll() is None:
             d.kill9()
         shutil.rmtree(root, ignore_errors=True)
+    real_proc_reprobe()
     finish()
 
 
