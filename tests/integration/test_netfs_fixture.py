@@ -110,7 +110,7 @@ def real_proc_reprobe():
         return
     subprocess.run(["mount", "--make-rprivate", "/"], check=True)
     mnt = tempfile.mkdtemp(prefix="perflog-netfs-mnt-")
-    d = Daemon(config={"log_level": "debug"}).start(wait_ticks=2)
+    d = Daemon(config={"log_level": "debug", "interval_ms": 500}).start(wait_ticks=2)
     try:
         check(wait_probes(d, 1) == 1, "the first collect probes the real mountstats once")
         n = d.tick_count()
@@ -137,7 +137,7 @@ def main():
     os.makedirs(os.path.join(root, "proc/self"))
     replace_mounts(root, "proc /proc proc rw 0 0\n")
     copy("odd/mountstats-no-nfs", root, "proc/self/mountstats")
-    d = Daemon(config={"root": root, "log_level": "debug"}).start(wait_ticks=2)
+    d = Daemon(config={"root": root, "log_level": "debug", "interval_ms": 500}).start(wait_ticks=2)
     try:
         check(counters(d, "\\SMB Client Shares(*)\\*") == [], "no share before the module is there")
         check(counters(d, "\\NFS Client(*)\\*") == [], "no NFS mount before one is there")
