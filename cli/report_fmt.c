@@ -234,6 +234,7 @@ static const char *const disk_counts[] = {"read_bytes", "write_bytes", "tail_wri
                                           "tail_read_bytes", NULL};
 static const char *const net_counts[] = {"rx_bytes", "tx_bytes", "rx_packets", "tx_packets",
                                          "errors",   "discards", NULL};
+static const char *const netfs_counts[] = {"read_bytes", "write_bytes", "requests", NULL};
 
 /* "N idle devices hidden (--all shows them)" */
 static void hidden(FILE *f, size_t n, const char *what)
@@ -308,6 +309,39 @@ static void interfaces(FILE *f, const json_t *r, int all)
                 num(cli_json_num(n, "discards"), 0, y, sizeof(y)));
     }
     hidden(f, skipped, "interface");
+}
+
+/* The SMB shares and NFS mounts of the run: their bytes next to the interfaces', their requests
+ * and (NFS) the mean time of a call. */
+static void netfs(FILE *f, const json_t *r, int all)
+{
+    const json_t *list = json_object_get(r, "netfs"), *n;
+    size_t i, skipped = 0;
+
+    if (json_array_size(list) == 0)
+        return;
+    fprintf(f, "\nnetwork file systems\n");
+    json_array_foreach(list, i, n)
+    {
+        char a[32], b[32], c[32], d[32], e[32], g[32], h[32], e1[ESC_MAX], e2[ESC_MAX];
+
+        if (!all && idle(n, netfs_counts)) {
+            skipped++;
+            continue;
+        }
+        fprintf(f,
+                "  %s %-20s read %s  wrote %s  %s requests (%s B each)  %s B per NIC byte"
+                "  rtt %s ms  execute %s ms\n",
+                esc_or(n, "kind", "?", e1), esc_or(n, "instance", "-", e2),
+                bytes(cli_json_num(n, "read_bytes"), a, sizeof(a)),
+                bytes(cli_json_num(n, "write_bytes"), b, sizeof(b)),
+                num(cli_json_num(n, "requests"), 0, c, sizeof(c)),
+                num(cli_json_num(n, "bytes_per_request"), 0, d, sizeof(d)),
+                num(cli_json_num(n, "bytes_per_nic_byte"), 2, e, sizeof(e)),
+                num(cli_json_num(n, "avg_rtt_s") * 1000.0, 2, g, sizeof(g)),
+                num(cli_json_num(n, "avg_execute_s") * 1000.0, 2, h, sizeof(h)));
+    }
+    hidden(f, skipped, "network file system");
 }
 
 /* The run's processes, busiest first, at most PROCS_SHOWN of the report's list. */
@@ -483,6 +517,7 @@ static void render(FILE *f, const json_t *r, int depth, int all)
         run_report_hosts(f, r);
     disks(f, r, all);
     interfaces(f, r, all);
+    netfs(f, r, all);
     details(f, r);
     peers(f, r, depth, all);
 }

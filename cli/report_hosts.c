@@ -139,6 +139,29 @@ static const char *cell_rx_packets(const struct host_sums *h, char *buf, size_t 
     return packets(h->rx, h->rx_packets, buf, cap);
 }
 
+/* The SMB shares' and NFS mounts' bytes read + written (netfs[]), "-" without any. */
+static const char *cell_netfs(const struct host_sums *h, char *buf, size_t cap)
+{
+    const json_t *list = json_object_get(h->rep, "netfs"), *n;
+    double rd = 0, wr = 0;
+    char a[32], b[32];
+    size_t i;
+
+    if (json_array_size(list) == 0) {
+        snprintf(buf, cap, "-");
+        return buf;
+    }
+    json_array_foreach(list, i, n)
+    {
+        double r = cli_json_num(n, "read_bytes"), w = cli_json_num(n, "write_bytes");
+
+        rd += isnan(r) ? 0 : r;
+        wr += isnan(w) ? 0 : w;
+    }
+    snprintf(buf, cap, "%s + %s", cli_format_bytes(rd, a, 32), cli_format_bytes(wr, b, 32));
+    return buf;
+}
+
 static const char *cell_retrans(const struct host_sums *h, char *buf, size_t cap)
 {
     return cli_format_value(cli_json_num(json_object_get(h->rep, "tcp"), "retransmitted_segments"),
@@ -187,6 +210,7 @@ static const struct row {
     {"net tx packets", cell_tx_packets},
     {"net rx", cell_rx},
     {"net rx packets", cell_rx_packets},
+    {"smb/nfs read + write", cell_netfs},
     {"tcp retransmits", cell_retrans},
     {"cpu avg (busiest)", cell_cpu},
     {"dirty at exit", cell_dirty},

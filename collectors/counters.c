@@ -177,6 +177,51 @@ static const struct counter_def proc_counters[] = {
     {"Creating Process ID", "id", "gauge", B(PROC_PPID), DEN_ONE, 0, 1.0, 0},
 };
 
+/* /proc/fs/cifs/Stats (fs/smb/client/cifs_debug.c): the byte counts are the tree connection's
+ * __u64 bytes_read and bytes_written; the request counts are atomic_t. The names are those of
+ * Windows' SMB Client Shares object. */
+static const struct field_def smb_fields[SMB_NFIELDS] = {
+    [SMB_RD_BYTES] = {"rd_bytes", FIELD_CUM_U64},
+    [SMB_WR_BYTES] = {"wr_bytes", FIELD_CUM_U64},
+    [SMB_RD_REQS] = {"rd_reqs", FIELD_CUM_U32},
+    [SMB_WR_REQS] = {"wr_reqs", FIELD_CUM_U32},
+};
+
+static const struct counter_def smb_counters[] = {
+    {"Data Bytes/sec", "bytes/s", "rate", B(SMB_RD_BYTES) | B(SMB_WR_BYTES), DEN_SECONDS, 0, 1.0,
+     0},
+    {"Read Bytes/sec", "bytes/s", "rate", B(SMB_RD_BYTES), DEN_SECONDS, 0, 1.0, 0},
+    {"Write Bytes/sec", "bytes/s", "rate", B(SMB_WR_BYTES), DEN_SECONDS, 0, 1.0, 0},
+    {"Data Requests/sec", "requests/s", "rate", B(SMB_RD_REQS) | B(SMB_WR_REQS), DEN_SECONDS, 0,
+     1.0, 0},
+    {"Read Requests/sec", "requests/s", "rate", B(SMB_RD_REQS), DEN_SECONDS, 0, 1.0, 0},
+    {"Write Requests/sec", "requests/s", "rate", B(SMB_WR_REQS), DEN_SECONDS, 0, 1.0, 0},
+};
+
+/* /proc/self/mountstats (fs/nfs/super.c nfs_show_stats(), net/sunrpc/stats.c
+ * rpc_clnt_show_stats()): unsigned long and u64 counts, the times in ms. */
+static const struct field_def nfs_fields[NFS_NFIELDS] = {
+    [NFS_RD_BYTES] = {"rd_bytes", FIELD_CUM_U64},
+    [NFS_WR_BYTES] = {"wr_bytes", FIELD_CUM_U64},
+    [NFS_APP_RD_BYTES] = {"app_rd_bytes", FIELD_CUM_U64},
+    [NFS_APP_WR_BYTES] = {"app_wr_bytes", FIELD_CUM_U64},
+    [NFS_OPS] = {"ops", FIELD_CUM_U64},
+    [NFS_RTT_MS] = {"rtt_ms", FIELD_CUM_U64},
+    [NFS_EXE_MS] = {"exe_ms", FIELD_CUM_U64},
+};
+
+static const struct counter_def nfs_counters[] = {
+    {"Read Bytes/sec", "bytes/s", "rate", B(NFS_RD_BYTES), DEN_SECONDS, 0, 1.0, 0},
+    {"Write Bytes/sec", "bytes/s", "rate", B(NFS_WR_BYTES), DEN_SECONDS, 0, 1.0, 0},
+    {"Ops/sec", "ops/s", "rate", B(NFS_OPS), DEN_SECONDS, 0, 1.0, 0},
+    {"Avg. RTT sec/Op", "s", "gauge", B(NFS_RTT_MS), DEN_FIELDS, B(NFS_OPS), 0.001,
+     CF_ZERO_IF_DEN0},
+    {"Avg. Execute sec/Op", "s", "gauge", B(NFS_EXE_MS), DEN_FIELDS, B(NFS_OPS), 0.001,
+     CF_ZERO_IF_DEN0},
+    {"Application Read Bytes/sec", "bytes/s", "rate", B(NFS_APP_RD_BYTES), DEN_SECONDS, 0, 1.0, 0},
+    {"Application Write Bytes/sec", "bytes/s", "rate", B(NFS_APP_WR_BYTES), DEN_SECONDS, 0, 1.0, 0},
+};
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct object_def counter_objects[OBJ_COUNT] = {
@@ -191,6 +236,10 @@ const struct object_def counter_objects[OBJ_COUNT] = {
     [OBJ_TCP] = {"TCP", "obj_tcp", 1, tcp_fields, N(tcp_fields), tcp_counters, N(tcp_counters)},
     [OBJ_PROCESS] = {"Process", "obj_process", 0, proc_fields, N(proc_fields), proc_counters,
                      N(proc_counters)},
+    [OBJ_SMB] = {"SMB Client Shares", "obj_smb", 0, smb_fields, N(smb_fields), smb_counters,
+                 N(smb_counters)},
+    [OBJ_NFS] = {"NFS Client", "obj_nfs", 0, nfs_fields, N(nfs_fields), nfs_counters,
+                 N(nfs_counters)},
 };
 
 int counter_object_find(const char *name)

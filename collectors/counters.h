@@ -17,7 +17,17 @@
 #define COUNTER_MAX_FIELDS 16
 #define COUNTER_NAME_MAX   64 /* instance names, including the terminating NUL */
 
-enum object_id { OBJ_PROCESSOR, OBJ_DISK, OBJ_NET, OBJ_MEMORY, OBJ_TCP, OBJ_PROCESS, OBJ_COUNT };
+enum object_id {
+    OBJ_PROCESSOR,
+    OBJ_DISK,
+    OBJ_NET,
+    OBJ_MEMORY,
+    OBJ_TCP,
+    OBJ_PROCESS,
+    OBJ_SMB, /* SMB Client Shares: one instance per share, "\\server\share" */
+    OBJ_NFS, /* NFS Client: one instance per mounted device, "server:/export" */
+    OBJ_COUNT
+};
 
 enum field_kind {
     FIELD_CUM_U64, /* cumulative; going down means reset: no value this tick */
@@ -131,6 +141,27 @@ enum proc_field {
     PROC_PID,         /* the process id */
     PROC_PPID,        /* the parent's process id when first seen */
     PROC_NFIELDS
+};
+
+/* An SMB share of the cifs client (/proc/fs/cifs/Stats). The request counts are the kernel's
+ * atomic_t, printed with %d: 32 bits wide, so they wrap. */
+enum smb_field {
+    SMB_RD_BYTES, /* bytes read from the share */
+    SMB_WR_BYTES, /* bytes written to it */
+    SMB_RD_REQS,  /* read requests sent */
+    SMB_WR_REQS,  /* write requests sent */
+    SMB_NFIELDS
+};
+/* An NFS mount (/proc/self/mountstats: its bytes: line and its per-op statistics summed). */
+enum nfs_field {
+    NFS_RD_BYTES,     /* serverreadbytes: read from the server by READ calls */
+    NFS_WR_BYTES,     /* serverwritebytes: sent to the server by WRITE calls */
+    NFS_APP_RD_BYTES, /* normalreadbytes + directreadbytes: what applications read */
+    NFS_APP_WR_BYTES, /* normalwritebytes + directwritebytes: what applications wrote */
+    NFS_OPS,          /* RPC calls completed, every operation */
+    NFS_RTT_MS,       /* their summed round-trip time, ms */
+    NFS_EXE_MS,       /* their summed time from queueing to completion, ms */
+    NFS_NFIELDS
 };
 
 /* The object table, indexed by enum object_id. Immutable; thread-safe. */

@@ -20,6 +20,7 @@ case $secs$jobs in
   exit 2
   ;;
 esac
+targets+=(cifs_stats mountstats) # the network file system clients' /proc files
 
 # The seed directories of a target (libFuzzer reads them recursively).
 seeds() {
@@ -30,7 +31,8 @@ seeds() {
   claims) echo tests/fixtures/claims ;; # the tool outputs of the claims unit test
   tz) echo /usr/share/zoneinfo/Europe ;; # TZif files of the tz database (tzdata)
   config) echo tests/fixtures/config ;;
-  proc_stat | diskstats | net_dev | meminfo | vmstat | net_snmp | sysfs) echo tests/fixtures/linux ;;
+  proc_stat | diskstats | net_dev | meminfo | vmstat | net_snmp | sysfs | cifs_stats | mountstats)
+    echo tests/fixtures/linux ;;
   others) echo tests/fixtures/edges ;; # the cgroup trees of the run edges' unit test
   esac
 }

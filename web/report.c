@@ -57,6 +57,15 @@ static const char *const report_patterns[] = {
     "\\Memory\\Dirty Bytes",
     "\\Memory\\Writeback Bytes",
     "\\Memory\\Written Back Bytes/sec",
+    "\\SMB Client Shares(*)\\Read Bytes/sec",
+    "\\SMB Client Shares(*)\\Write Bytes/sec",
+    "\\SMB Client Shares(*)\\Read Requests/sec",
+    "\\SMB Client Shares(*)\\Write Requests/sec",
+    "\\NFS Client(*)\\Read Bytes/sec",
+    "\\NFS Client(*)\\Write Bytes/sec",
+    "\\NFS Client(*)\\Ops/sec",
+    "\\NFS Client(*)\\Avg. RTT sec/Op",
+    "\\NFS Client(*)\\Avg. Execute sec/Op",
 };
 
 #define NPATTERNS (sizeof(report_patterns) / sizeof(report_patterns[0]))
@@ -576,6 +585,7 @@ static json_t *disks_json(const struct ctx *x, struct disk_totals *t)
 struct net_totals {
     json_t *arr;
     double packets; /* rx + tx over all listed interfaces, NAN without any */
+    double bytes;   /* rx + tx over the interfaces but lo, NAN without any */
 };
 
 /* Growth of a cumulative count over the run, NAN when unknown or reset. */
@@ -642,8 +652,100 @@ static void net_one(const struct ctx *x, const char *inst, void *arg)
     json_array_append_new(t->arr, n);
     /* Packets per file count the wire: the loopback carries perflog's own requests to its
      * daemon (the live line, the settle polls); \Network Interface(_Total) leaves it out too. */
-    if (strcmp(inst, "lo") != 0)
+    if (strcmp(inst, "lo") != 0) {
         t->packets = add_known(t->packets, sum2(rxp_i, txp_i));
+        t->bytes = add_known(t->bytes, sum2(rx, tx));
+    }
+}
+
+/* ---- network file systems ---- */
+
+/* The counters of one client object: requests are one or two rates, latencies NFS's only. */
+struct netfs_kind {
+    int obj;
+    const char *kind;
+    const char *requests[2]; /* summed; [1] may be NULL */
+    const char *rtt, *execute;
+};
+
+static const struct netfs_kind netfs_kinds[] = {
+    {OBJ_SMB, "smb", {"Read Requests/sec", "Write Requests/sec"}, NULL, NULL},
+    {OBJ_NFS, "nfs", {"Ops/sec", NULL}, "Avg. RTT sec/Op", "Avg. Execute sec/Op"},
+};
+
+struct netfs_totals {
+    json_t *arr;
+    const struct netfs_kind *k;
+    double nic_bytes; /* the run's bytes on the interfaces but lo */
+};
+
+/* The run's mean of a per-operation time: each tick's mean weighted by its operations (rate x
+ * interval), so a busy second counts for its calls, not for one second. NAN without calls. */
+static double per_op_mean(const struct ctx *x, long s_mean, long s_ops)
+{
+    double ops = 0, sum = 0;
+
+    if (s_mean < 0 || s_ops < 0)
+        return NAN;
+    for (size_t p = 0; p < x->res->npoints; p++) {
+        double m = value(x, s_mean, p), r = value(x, s_ops, p), ov, n;
+        int in;
+
+        ov = overlap_s(x, p, W_RUN, &in);
+        if (!in || isnan(m) || isnan(r) || (n = r * ov) <= 0)
+            continue;
+        ops += n;
+        sum += m * n;
+    }
+    return ops > 0 ? sum / ops : NAN;
+}
+
+static void netfs_one(const struct ctx *x, const char *inst, void *arg)
+{
+    struct netfs_totals *t = arg;
+    const struct netfs_kind *k = t->k;
+    struct agg rb = aggregate(x, find_series(x, k->obj, inst, "Read Bytes/sec"), W_RUN);
+    struct agg wb = aggregate(x, find_series(x, k->obj, inst, "Write Bytes/sec"), W_RUN);
+    struct agg rq = aggregate(x, find_series(x, k->obj, inst, k->requests[0]), W_RUN);
+    double reqs = total(&rq), bytes;
+    long ops = find_series(x, k->obj, inst, k->requests[0]);
+    json_t *n;
+
+    if (!rb.n && !wb.n)
+        return;
+    if (k->requests[1]) {
+        struct agg rq2 = aggregate(x, find_series(x, k->obj, inst, k->requests[1]), W_RUN);
+        reqs = sum2(reqs, total(&rq2));
+    }
+    bytes = sum2(total(&rb), total(&wb));
+    n = json_object();
+    set_str(n, "kind", k->kind);
+    set_str(n, "instance", inst);
+    set_count(n, "read_bytes", total(&rb));
+    set_count(n, "write_bytes", total(&wb));
+    set_count(n, "requests", reqs);
+    set_num(n, "avg_bytes_per_s", sum2(agg_avg(&rb), agg_avg(&wb)));
+    set_num(n, "peak_read_bytes_per_s", peak(&rb));
+    set_num(n, "peak_write_bytes_per_s", peak(&wb));
+    set_num(n, "bytes_per_request", reqs > 0 ? bytes / reqs : NAN);
+    set_num(n, "avg_rtt_s",
+            k->rtt ? per_op_mean(x, find_series(x, k->obj, inst, k->rtt), ops) : NAN);
+    set_num(n, "avg_execute_s",
+            k->execute ? per_op_mean(x, find_series(x, k->obj, inst, k->execute), ops) : NAN);
+    set_num(n, "bytes_per_nic_byte", t->nic_bytes > 0 ? bytes / t->nic_bytes : NAN);
+    json_array_append_new(t->arr, n);
+}
+
+/* Every share and NFS mount with data in the run, its bytes next to the interfaces'. */
+static json_t *netfs_json(const struct ctx *x, double nic_bytes)
+{
+    struct netfs_totals t = {json_array(), NULL, nic_bytes};
+
+    for (size_t i = 0; i < sizeof(netfs_kinds) / sizeof(netfs_kinds[0]); i++) {
+        t.k = &netfs_kinds[i];
+        each_instance(x, netfs_kinds[i].obj, netfs_one, &t);
+    }
+    return t.arr;
 }
 
 /* ---- CPU ---- */
@@ -1245,7 +1347,7 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     double *iv = NULL;
     struct ctx x = {0};
     struct disk_totals dt;
-    struct net_totals nt = {NULL, NAN};
+    struct net_totals nt = {NULL, NAN, NAN};
     int64_t newest, end_ms, tail_to_ms;
     double duration_s, tail_s;
     struct levels lv;
@@ -1303,6 +1405,7 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     nt.arr = json_array();
     each_instance(&x, OBJ_NET, net_one, &nt);
     json_object_set_new(r, "interfaces", nt.arr);
+    json_object_set_new(r, "netfs", netfs_json(&x, nt.bytes));
     {
         struct agg re =
             aggregate(&x, find_series(&x, OBJ_TCP, "", "Segments Retransmitted/sec"), W_RUN);

@@ -6,10 +6,14 @@
  * whose read failed); classify each block device once by name (is it in /sys/block, is it stacked
  * on others) and each interface once (globs), forgetting names that vanish; read an interface's
  * speed and MTU from sysfs when it appears and every few seconds after; log each failure once.
+ * The network file system clients' files (optional_sources) are read only while they list a
+ * share or mount: one that is missing or empty is probed again only when the mount table changes.
  */
 #include "linux_collector.h"
 
 #include "linux_devcache.h"
+#include "linux_mountwatch.h"
+#include "linux_netfs.h"
 #include "linux_parse.h"
 #include "linux_proc.h"
 #include "log.h"
@@ -49,6 +53,14 @@ struct source_state {
     char path[PATH_MAX];
 };
 
+/* Files that exist, or say anything, only while a network file system client is in use. */
+enum optional_id { OPT_CIFS, OPT_NFS, NOPTIONAL };
+
+struct optional_state {
+    struct source_state s;
+    int active; /* the last read listed a share or mount: read it at every collect */
+};
+
 struct collector {
     char *root;                  /* without a trailing '/': "" for "/" */
     struct collector_config cfg; /* a collector_config_copy; root is used as trimmed below */
@@ -58,6 +70,8 @@ struct collector {
     char *buf; /* the contents of the file being parsed */
     size_t cap;
     struct source_state src[NSOURCES];
+    struct optional_state opt[NOPTIONAL];
+    struct mountwatch *mounts; /* when it fires, every optional source is probed again */
     struct dev_cache *disks, *nets;
     struct proc_tracker *procs; /* created by the first collector_follow with a root */
 };
@@ -117,17 +131,18 @@ static void source_failed(struct source_state *s, const char *what, int err)
     log_warn("%s: cannot %s", s->path, what);
 }
 
-/* Open if needed and read source i into c->buf. Returns the length or a negative errno. */
-static ssize_t source_read(struct collector *c, size_t i)
+/* Open if needed and read source s into c->buf. Returns the length or a negative errno. A file
+ * that does not exist is logged only when `missing_ok` is 0. */
+static ssize_t source_read(struct collector *c, struct source_state *s, int missing_ok)
 {
-    struct source_state *s = &c->src[i];
     ssize_t len;
 
     if (s->fd < 0) {
         s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
         if (s->fd < 0) {
             int err = -errno;
-            source_failed(s, "open", err);
+            if (!(missing_ok && err == -ENOENT))
+                source_failed(s, "open", err);
             return err;
         }
     }
@@ -396,7 +411,7 @@ static int source_collect(struct collector *c, size_t i, struct raw_sample *out)
     struct raw_object *o = &out->obj[sources[i].obj];
     struct parse_status st = {0, 0};
     size_t n0 = o->n;
-    ssize_t len = source_read(c, i);
+    ssize_t len = source_read(c, s, 0);
     int rc;
 
     if (len < 0)
@@ -418,10 +433,71 @@ static int source_collect(struct collector *c, size_t i, struct raw_sample *out)
     return 0;
 }
 
+/* One optional file and its parser (linux_netfs.h: the count of shares or mounts it lists). */
+struct optional_source {
+    const char *rel;
+    enum object_id obj;
+    int (*parse)(const char *buf, size_t len, struct raw_object *out, struct parse_status *st);
+};
+
+static const struct optional_source optional_sources[NOPTIONAL] = {
+    /* Exists while the cifs module is loaded. */
+    [OPT_CIFS] = {"proc/fs/cifs/Stats", OBJ_SMB, netfs_parse_cifs_stats},
+    /* Always exists; lists NFS counters only while an NFS file system is mounted. */
+    [OPT_NFS] = {"proc/self/mountstats", OBJ_NFS, netfs_parse_mountstats},
+};
+
+/*
+ * Read optional source i if it is active or `probe` is set. A file is probed afresh (reopened:
+ * a module loaded again has a new one), and stays active while it lists something; a file that
+ * is missing, unreadable or lists nothing is left alone until the next probe, so a machine
+ * without cifs or NFS pays nothing for them. Returns 1 when rows were added, else 0.
+ */
+static int optional_collect(struct collector *c, size_t i, int probe, struct raw_sample *out)
+{
+    struct optional_state *os = &c->opt[i];
+    struct raw_object *o = &out->obj[optional_sources[i].obj];
+    struct parse_status st = {0, 0};
+    size_t n0 = o->n;
+    ssize_t len;
+    int found;
+
+    if (!probe && !os->active)
+        return 0;
+    if (probe && os->s.fd >= 0) {
+        close(os->s.fd);
+        os->s.fd = -1;
+    }
+    os->active = 0;
+    len = source_read(c, &os->s, 1);
+    if (len < 0)
+        return 0;
+    found = optional_sources[i].parse(c->buf, (size_t)len, o, &st);
+    if (found < 0) {
+        o->n = n0;
+        source_failed(&os->s, "parse", found);
+        return 0;
+    }
+    if (probe)
+        log_debug("%s: %d share(s) or mount(s)", os->s.path, found);
+    os->s.failing = 0;
+    if (st.bad_lines && !os->s.warned_bad) {
+        os->s.warned_bad = 1;
+        log_warnx("%s: skipped %zu malformed line(s), the first at line %zu (reported once)",
+                  os->s.path, st.bad_lines, st.first_bad);
+    }
+    os->active = found > 0;
+    if (!os->active && os->s.fd >= 0) {
+        close(os->s.fd);
+        os->s.fd = -1;
+    }
+    return o->n > n0;
+}
+
 int collector_collect(struct collector *c, struct raw_sample *out)
 {
     unsigned done = 0;
-    int err = -ENOENT, n = 0;
+    int err = -ENOENT, n = 0, probe;
 
     raw_sample_clear(out);
     c->now_ms = monotonic_ms();
@@ -432,6 +508,10 @@ int collector_collect(struct collector *c, struct raw_sample *out)
         else
             done |= 1u << sources[i].obj;
     }
+    probe = mountwatch_changed(c->mounts);
+    for (size_t i = 0; i < NOPTIONAL; i++)
+        if (optional_collect(c, i, probe, out))
+            done |= 1u << optional_sources[i].obj;
     if (c->procs) {
         struct timespec wall, boot;
 
@@ -481,6 +561,7 @@ struct collector *collector_new(const struct collector_config *cfg)
 {
     struct collector *c = calloc(1, sizeof(*c));
     long ps = sysconf(_SC_PAGESIZE);
+    char path[PATH_MAX];
 
     if (!c)
         return NULL;
@@ -492,6 +573,8 @@ struct collector *collector_new(const struct collector_config *cfg)
                   cfg->n_pdh_counters, cfg->n_pdh_counters == 1 ? "" : "s");
     for (size_t i = 0; i < NSOURCES; i++)
         c->src[i].fd = -1;
+    for (size_t i = 0; i < NOPTIONAL; i++)
+        c->opt[i].s.fd = -1;
     c->page_size = ps >= 1024 && ps % 1024 == 0 ? ps : 4096;
     c->sysfs_period_ms = COLLECTOR_SYSFS_PERIOD_MS;
     c->root = root_copy(cfg->root);
@@ -510,6 +593,20 @@ struct collector *collector_new(const struct collector_config *cfg)
             return NULL;
         }
     }
+    for (size_t i = 0; i < NOPTIONAL; i++) {
+        struct source_state *s = &c->opt[i].s;
+        int n = snprintf(s->path, sizeof(s->path), "%s/%s", c->root, optional_sources[i].rel);
+        if (n < 0 || (size_t)n >= sizeof(s->path)) {
+            collector_free(c);
+            return NULL;
+        }
+    }
+    /* The path fits: it is no longer than proc/self/mountstats, just checked. */
+    snprintf(path, sizeof(path), "%s/proc/self/mounts", c->root);
+    if (!(c->mounts = mountwatch_new(path))) {
+        collector_free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -520,6 +617,10 @@ void collector_free(struct collector *c)
     for (size_t i = 0; i < NSOURCES; i++)
         if (c->src[i].fd >= 0)
             close(c->src[i].fd);
+    for (size_t i = 0; i < NOPTIONAL; i++)
+        if (c->opt[i].s.fd >= 0)
+            close(c->opt[i].s.fd);
+    mountwatch_free(c->mounts);
     collector_config_free(&c->cfg);
     dev_cache_free(c->disks);
     dev_cache_free(c->nets);

@@ -182,7 +182,10 @@ static void add_instance(struct collector *c, size_t src, const struct pdh_objec
     pdh_util_utf8(path, utf8, sizeof(utf8));
     if (pdh_map_instance_of(utf8, raw, sizeof(raw)) < 0)
         return;
-    pdh_map_instance_name(raw, inst, sizeof(inst));
+    if (k->unc_names)
+        pdh_map_share_name(raw, inst, sizeof(inst));
+    else
+        pdh_map_instance_name(raw, inst, sizeof(inst));
     if (!k->keep_total && strcmp(inst, "_Total") == 0)
         return; /* delta.c sums the instances, as on Linux */
     if (!selected(c, k, inst))

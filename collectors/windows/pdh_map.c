@@ -88,6 +88,14 @@ const struct pdh_source pdh_sources[] = {
     SRC(OBJ_TCP, "TCPv6", "Segments Retransmitted/sec", TCP_RETRANS_SEGS, PDH_OP_FIRST, 1, 1),
     SRC(OBJ_TCP, "TCPv4", "Connections Established", TCP_CURR_ESTAB, PDH_OP_FORMATTED, 1, 1),
     SRC(OBJ_TCP, "TCPv6", "Connections Established", TCP_CURR_ESTAB, PDH_OP_FORMATTED, 1, 1),
+
+    /* SMB Client Shares (Windows 8 / Server 2012 and later): the byte counts are
+     * PERF_COUNTER_BULK_COUNT, the request counts PERF_COUNTER_COUNTER, FirstValue cumulative.
+     * The request fields are 32 bits wide, as the cifs client's atomic_t counts are on Linux. */
+    SRC(OBJ_SMB, "SMB Client Shares", "Read Bytes/sec", SMB_RD_BYTES, PDH_OP_FIRST, 1, 1),
+    SRC(OBJ_SMB, "SMB Client Shares", "Write Bytes/sec", SMB_WR_BYTES, PDH_OP_FIRST, 1, 1),
+    SRC32(OBJ_SMB, "SMB Client Shares", "Read Requests/sec", SMB_RD_REQS, PDH_OP_FIRST, 1, 1),
+    SRC32(OBJ_SMB, "SMB Client Shares", "Write Requests/sec", SMB_WR_REQS, PDH_OP_FIRST, 1, 1),
 };
 
 const size_t pdh_nsources = sizeof(pdh_sources) / sizeof(pdh_sources[0]);
@@ -99,6 +107,7 @@ static const struct pdh_object_kind object_kinds[OBJ_COUNT] = {
     [OBJ_NET] = {.single = 0, .keep_total = 0, .globs = 2},
     [OBJ_MEMORY] = {.single = 1, .keep_total = 0, .globs = 0},
     [OBJ_TCP] = {.single = 1, .keep_total = 0, .globs = 0},
+    [OBJ_SMB] = {.single = 0, .keep_total = 0, .globs = 0, .unc_names = 1},
 };
 
 const struct pdh_object_kind *pdh_object_kind(enum object_id obj)
@@ -229,7 +238,8 @@ int pdh_map_instance_of(const char *path, char *out, size_t cap)
     return 0;
 }
 
-void pdh_map_instance_name(const char *in, char *out, size_t cap)
+/* pdh_map_instance_name, keeping '\' and '/' when `unc` is set. */
+static void instance_name(const char *in, char *out, size_t cap, int unc)
 {
     size_t max = cap < COUNTER_NAME_MAX ? cap : COUNTER_NAME_MAX, n = 0;
 
@@ -237,10 +247,11 @@ void pdh_map_instance_name(const char *in, char *out, size_t cap)
         return;
     for (; in[n] && n + 1 < max; n++) {
         unsigned char ch = (unsigned char)in[n];
-        out[n] = ch == '('                                            ? '['
-                 : ch == ')'                                          ? ']'
-                 : ch == '\\' || ch == '/' || ch < 0x20 || ch == 0x7f ? '_'
-                                                                      : (char)ch;
+        out[n] = ch == '('                           ? '['
+                 : ch == ')'                         ? ']'
+                 : ch < 0x20 || ch == 0x7f           ? '_'
+                 : !unc && (ch == '\\' || ch == '/') ? '_'
+                                                     : (char)ch;
     }
     /* Cut short: drop a last UTF-8 character that did not fit whole. */
     if (in[n]) {
@@ -255,6 +266,16 @@ void pdh_map_instance_name(const char *in, char *out, size_t cap)
         }
     }
     out[n] = '\0';
+}
+
+void pdh_map_instance_name(const char *in, char *out, size_t cap)
+{
+    instance_name(in, out, cap, 0);
+}
+
+void pdh_map_share_name(const char *in, char *out, size_t cap)
+{
+    instance_name(in, out, cap, 1);
 }
 
 static int has(const struct raw_row *row, int f)

@@ -57,6 +57,7 @@ struct pdh_object_kind {
     int single;     /* no "(instance)" part */
     int keep_total; /* keep PDH's "_Total" row; else drop it and flag rows RAW_IN_TOTAL */
     int globs;      /* 0: none, 1: the disk globs, 2: the interface globs */
+    int unc_names;  /* instances are shares, \\server\share: named by pdh_map_share_name */
 };
 const struct pdh_object_kind *pdh_object_kind(enum object_id obj);
 
@@ -114,6 +115,11 @@ int pdh_map_instance_of(const char *path, char *out, size_t cap);
  * COUNTER_NAME_MAX - 1 bytes without splitting a UTF-8 character. Pure.
  */
 void pdh_map_instance_name(const char *in, char *out, size_t cap);
+
+/* pdh_map_instance_name for the instances of SMB Client Shares, which are UNC paths: their '\'
+ * and '/' are kept, so a share has the name it has on Linux (\\fs1\data); a path's instance
+ * still cuts right, since it runs to the ')' before the last '\' (pdh_path.h). Pure. */
+void pdh_map_share_name(const char *in, char *out, size_t cap);
 
 /*
  * Derive the stored fields of a row from what the sources put in it. `pseudo` holds the

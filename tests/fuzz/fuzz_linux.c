@@ -1,11 +1,13 @@
 /*
  * fuzz_linux.c - libFuzzer targets for the pure /proc and /sys parsers (linux_parse.h), one
- * executable per parser: FUZZ_<name> selects it at build time (tests/fuzz/CMakeLists.txt). Beyond
- * "no crash, no UB, no leak", each checks what the header promises for every input: only the
- * documented errors, instance names terminated and within COUNTER_NAME_MAX, present bits only for
- * the object's fields, no more bad lines than lines, and outputs untouched on -EINVAL.
+ * executable per parser (and linux_netfs.h's): FUZZ_<name> selects it at build time
+ * (tests/fuzz/CMakeLists.txt). Beyond "no crash, no UB, no leak", each checks what the header
+ * promises for every input: only the documented errors, instance names terminated and within
+ * COUNTER_NAME_MAX, present bits only for the object's fields, no more bad lines than lines, and
+ * outputs untouched on -EINVAL.
  */
 #include "counters.h"
+#include "linux_netfs.h"
 #include "linux_parse.h"
 
 #include <errno.h>
@@ -146,6 +148,29 @@ UNUSED_IN_SOME static void fuzz_sysfs(const char *s, size_t n)
     CHECK(rc == 0 || (rc == -EINVAL && v == INT64_C(-424242)));
 }
 
+/* The network file system parsers (linux_netfs.h) return a count of shares or mounts: no more
+ * rows than that, each named (not "") uniquely, since storage keys a tick's rows by name, and in
+ * _Total. */
+UNUSED_IN_SOME static void fuzz_netfs(const char *s, size_t n, enum object_id obj,
+                                      int (*parse)(const char *, size_t, struct raw_object *,
+                                                   struct parse_status *))
+{
+    struct raw_object o = {0};
+    struct parse_status st = {0};
+    int rc = parse(s, n, &o, &st);
+
+    CHECK(rc >= 0 || rc == -ENOMEM);
+    CHECK(rc < 0 || o.n <= (size_t)rc);
+    check_rows(&o, obj);
+    check_status(&st, s, n);
+    for (size_t i = 0; i < o.n; i++) {
+        CHECK(o.rows[i].name[0] != '\0' && o.rows[i].flags == RAW_IN_TOTAL);
+        for (size_t j = 0; j < i; j++)
+            CHECK(strcmp(o.rows[i].name, o.rows[j].name) != 0);
+    }
+    free(o.rows);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* a copy of exactly size bytes, so ASan sees any read past the end */
@@ -170,6 +195,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_pid(s, size);
 #elif defined(FUZZ_sysfs)
     fuzz_sysfs(s, size);
+#elif defined(FUZZ_cifs_stats)
+    fuzz_netfs(s, size, OBJ_SMB, netfs_parse_cifs_stats);
+#elif defined(FUZZ_mountstats)
+    fuzz_netfs(s, size, OBJ_NFS, netfs_parse_mountstats);
 #else
 #error "define FUZZ_<parser> (tests/fuzz/CMakeLists.txt)"
 #endif

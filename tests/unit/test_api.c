@@ -680,8 +680,9 @@ static void test_counters(struct live *live, struct reader *rd)
     json_decref(j);
 
     /* No match parameter: everything. */
-    for (int o = 0; o < OBJ_COUNT; o++) /* no process was followed: Process has no instance */
-        total += o == OBJ_PROCESS
+    /* No process was followed and no share or NFS mount is there: those have no instance. */
+    for (int o = 0; o < OBJ_COUNT; o++)
+        total += o == OBJ_PROCESS || o == OBJ_SMB || o == OBJ_NFS
                      ? 0
                      : counter_objects[o].ncounters * (o == OBJ_PROCESSOR || o == OBJ_DISK ? 2 : 1);
     j = counters(&env, rd, NULL, &n);

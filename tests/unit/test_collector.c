@@ -27,8 +27,9 @@
 #define FX FIXTURES_DIR "/linux"
 
 /* Objects a collect reads: all but Process, which has rows only while a run's processes are
- * followed (test_proc.c). */
-#define SYSTEM_OBJECTS (OBJ_COUNT - 1)
+ * followed (test_proc.c), and the SMB and NFS clients, which have rows only while a share or an
+ * NFS mount is listed (none in these trees but netfs/). */
+#define SYSTEM_OBJECTS (OBJ_COUNT - 3)
 
 /* ---- files ---- */
 
@@ -866,6 +867,103 @@ static void test_real_root(void)
     collector_free(NULL);
 }
 
+/* Copy one fixture file (FX-relative) to ROOT/rel, in place. */
+static void put_fixture(const struct env *e, const char *fx_rel, const char *rel)
+{
+    char src[PATH_MAX], dst[PATH_MAX];
+
+    join(src, FX, fx_rel);
+    join(dst, e->root, rel);
+    copy_file(src, dst);
+}
+
+static size_t rows_of(const struct env *e, enum object_id o)
+{
+    return e->s.obj[o].n;
+}
+
+/*
+ * The network file system clients' files are read only while they list a share or mount, and
+ * probed again only when the mount table changes: files that appear without a change of
+ * proc/self/mounts are not seen (the collector does not retry them every tick), and are seen at
+ * the first collect after it changes. netfs-t2/ is netfs/ plus known deltas, collected 2 s later.
+ */
+static void test_netfs_probe(void)
+{
+    struct env e;
+    const struct raw_row *r;
+
+    env_open(&e, "multi");
+    mkdir_rel(e.root, "proc/self");
+    mkdir_rel(e.root, "proc/fs");
+    put(e.root, "proc/self/mounts", "proc /proc proc rw 0 0\n");
+    put_fixture(&e, "odd/mountstats-no-nfs", "proc/self/mountstats");
+    env_tick(&e, 1000); /* the first collect probes: no cifs module, no NFS mount */
+    CHECK_INT(e.rc, SYSTEM_OBJECTS);
+    CHECK_INT(rows_of(&e, OBJ_SMB), 0);
+    CHECK_INT(rows_of(&e, OBJ_NFS), 0);
+
+    /* The module loads and the mounts' lines appear, but the mount table has not changed. */
+    mkdir_rel(e.root, "proc/fs/cifs");
+    put_fixture(&e, "netfs/proc/fs/cifs/Stats", "proc/fs/cifs/Stats");
+    put_fixture(&e, "netfs/proc/self/mountstats", "proc/self/mountstats");
+    env_tick(&e, 1000);
+    CHECK_INT(rows_of(&e, OBJ_SMB), 0);
+    CHECK_INT(rows_of(&e, OBJ_NFS), 0);
+
+    /* Now it has (a longer file: its size changes whatever the mtime's granularity). */
+    put_fixture(&e, "netfs/proc/self/mounts", "proc/self/mounts");
+    env_tick(&e, 1000);
+    CHECK_INT(e.rc, SYSTEM_OBJECTS + 2);
+    CHECK_INT(rows_of(&e, OBJ_SMB), 2);
+    CHECK_INT(rows_of(&e, OBJ_NFS), 2);
+    r = raw_find(&e, OBJ_SMB, "\\\\fs1\\data");
+    CHECK(r && r->v[SMB_RD_BYTES] == 104857600 + 1000);
+    r = raw_find(&e, OBJ_NFS, "nfs3srv:/export/home");
+    CHECK(r && r->v[NFS_OPS] == 1110);
+    CHECK(tick_find(&e, OBJ_SMB, "_Total") != NULL);
+
+    /* Active files are read at every collect: 2 s later (netfs-t2 minus netfs). */
+    env_overlay(&e, "netfs-t2");
+    env_tick(&e, 2000);
+    CHECK_VAL(&e, OBJ_SMB, "\\\\fs1\\data", "Read Bytes/sec", 2097152 / 2.0);
+    CHECK_VAL(&e, OBJ_SMB, "\\\\fs1\\data", "Read Requests/sec", 8 / 2.0);
+    CHECK_VAL(&e, OBJ_SMB, "\\\\fs1\\data", "Write Bytes/sec", 0.0);
+    /* -2147483646 to -2147483642: 4 write requests across 2^31 */
+    CHECK_VAL(&e, OBJ_SMB, "\\\\nas\\old share", "Write Requests/sec", 4 / 2.0);
+    CHECK_VAL(&e, OBJ_SMB, "\\\\nas\\old share", "Write Bytes/sec", 4096 / 2.0);
+    CHECK_VAL(&e, OBJ_SMB, "_Total", "Data Bytes/sec", (2097152 + 4096) / 2.0);
+    CHECK_VAL(&e, OBJ_SMB, "_Total", "Data Requests/sec", (8 + 4) / 2.0);
+    CHECK_VAL(&e, OBJ_NFS, "nfs3srv:/export/home", "Read Bytes/sec", 1048576 / 2.0);
+    CHECK_VAL(&e, OBJ_NFS, "nfs3srv:/export/home", "Application Read Bytes/sec", 1048576 / 2.0);
+    CHECK_VAL(&e, OBJ_NFS, "nfs3srv:/export/home", "Ops/sec", 10 / 2.0);
+    CHECK_VAL(&e, OBJ_NFS, "nfs3srv:/export/home", "Avg. RTT sec/Op", 0.050 / 10);
+    CHECK_VAL(&e, OBJ_NFS, "nfs3srv:/export/home", "Avg. Execute sec/Op", 0.060 / 10);
+    CHECK_VAL(&e, OBJ_NFS, "nfs4srv:/", "Write Bytes/sec", 2097152 / 2.0);
+    CHECK_VAL(&e, OBJ_NFS, "nfs4srv:/", "Avg. RTT sec/Op", 0.040 / 2);
+    CHECK_VAL(&e, OBJ_NFS, "nfs4srv:/", "Avg. Execute sec/Op", 0.044 / 2);
+    /* _Total weighs each mount's time by its calls: (50 + 40) ms over 12 calls */
+    CHECK_VAL(&e, OBJ_NFS, "_Total", "Avg. RTT sec/Op", 0.090 / 12);
+    CHECK_VAL(&e, OBJ_NFS, "_Total", "Ops/sec", 12 / 2.0);
+
+    /* Unmounted, module unloaded: gone at the next collect after the mount table changed. */
+    rm_rel(e.root, "proc/fs/cifs/Stats");
+    put_fixture(&e, "odd/mountstats-no-nfs", "proc/self/mountstats");
+    put(e.root, "proc/self/mounts", "proc /proc proc rw 0 0\n");
+    env_tick(&e, 1000);
+    CHECK_INT(e.rc, SYSTEM_OBJECTS);
+    CHECK_INT(rows_of(&e, OBJ_SMB), 0);
+    CHECK_INT(rows_of(&e, OBJ_NFS), 0);
+
+    /* And not read again until the next change. */
+    put_fixture(&e, "netfs/proc/fs/cifs/Stats", "proc/fs/cifs/Stats");
+    put_fixture(&e, "netfs/proc/self/mountstats", "proc/self/mountstats");
+    env_tick(&e, 1000);
+    CHECK_INT(rows_of(&e, OBJ_SMB), 0);
+    CHECK_INT(rows_of(&e, OBJ_NFS), 0);
+    env_close(&e);
+}
+
 int main(void)
 {
     test_delta_field();
@@ -879,5 +977,6 @@ int main(void)
     test_missing_file();
     test_large_files();
     test_real_root();
+    test_netfs_probe();
     return tl_done();
 }

@@ -51,6 +51,10 @@ static void test_instance_names(void)
     CHECK_STR(out, "a_b");
     pdh_map_instance_name("0 C:", out, sizeof(out));
     CHECK_STR(out, "0 C:");
+    /* A share keeps its UNC path, as Linux names it; parentheses and controls still go. */
+    pdh_map_share_name("\\\\fs1\\data (old)\t", out, sizeof(out));
+    CHECK_STR(out, "\\\\fs1\\data [old]_");
+    CHECK(pdh_object_kind(OBJ_SMB)->unc_names && !pdh_object_kind(OBJ_DISK)->unc_names);
     /* 62 ASCII bytes then a 2-byte character: only 63 bytes fit, the character is dropped whole. */
     memset(in, 'x', 62);
     strcpy(in + 62, "\xc3\xa9z");
@@ -190,7 +194,8 @@ static int linux_only(const char *counter)
 
 static void test_design_paths(void)
 {
-    static const enum object_id objs[] = {OBJ_PROCESSOR, OBJ_DISK, OBJ_NET, OBJ_MEMORY, OBJ_TCP};
+    static const enum object_id objs[] = {OBJ_PROCESSOR, OBJ_DISK, OBJ_NET,
+                                          OBJ_MEMORY,    OBJ_TCP,  OBJ_SMB};
 
     /* Every source names a field of its object, or a pseudo-field of the Processor. */
     for (size_t i = 0; i < pdh_nsources; i++) {

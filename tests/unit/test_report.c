@@ -112,6 +112,19 @@ static struct tick *mk_tick(int i, int64_t interval_ms)
     r = add_row(t, OBJ_TCP, "");
     r->v[TCP_OUT_SEGS] = run ? 1000 * m : 0;
     r->v[TCP_RETRANS_SEGS] = run ? 2 * m : 0;
+    /* An SMB share read at 1.4 MB/s in 10 requests a second (and its _Total, not listed); an NFS
+     * mount written at 100 kB/s in 20 calls of 2 ms RTT (3 ms execute) a second, but 60 calls of
+     * 10 ms (15 ms) in tick 15. */
+    for (int k = 0; k < 2; k++) {
+        r = add_row(t, OBJ_SMB, k ? "_Total" : "\\\\fs1\\data");
+        r->v[SMB_RD_BYTES] = run ? 1400000 * m : 0;
+        r->v[SMB_RD_REQS] = run ? 10 * m : 0;
+    }
+    r = add_row(t, OBJ_NFS, "srv:/x");
+    r->v[NFS_WR_BYTES] = run ? 100000 * m : 0;
+    r->v[NFS_OPS] = !run ? 0 : i == 15 ? 60 : 20 * m;
+    r->v[NFS_RTT_MS] = !run ? 0 : i == 15 ? 600 : 40 * m;
+    r->v[NFS_EXE_MS] = !run ? 0 : i == 15 ? 900 : 60 * m;
     return t;
 }
 
@@ -176,10 +189,10 @@ static const json_t *find_inst(const json_t *arr, const char *inst)
 static void check_keys(const json_t *r)
 {
     static const char *const top[] = {
-        "id",      "label",       "host",       "command", "exit_code", "start_utc",
-        "end_utc", "settled_utc", "duration_s", "tail_s",  "disks",     "interfaces",
-        "tcp",     "cpu",         "memory",     "process", "payload",   "tool",
-        "peers",   "throughput",  "tail",       "kernel",  "windows",   "headline"};
+        "id",          "label",      "host",     "command", "exit_code",  "start_utc",  "end_utc",
+        "settled_utc", "duration_s", "tail_s",   "disks",   "interfaces", "tcp",        "cpu",
+        "memory",      "process",    "payload",  "tool",    "peers",      "throughput", "tail",
+        "kernel",      "windows",    "headline", "netfs"};
     static const char *const sub[][6] = {
         {"tcp", "retransmitted_segments", "sent_segments"},
         {"cpu", "avg_pct", "busiest"},
@@ -335,6 +348,32 @@ static void test_known(struct reader *rd, struct live *live)
     if (n) {
         CHECK_INT(integer(n, "rx_packets"), 10);
         CHECK(json_is_null(json_object_get(n, "peak_bandwidth_pct")));
+    }
+
+    /* The share's and the mount's bytes against eth0's 16500000 + 640000 (lo left out). */
+    CHECK_INT(json_array_size(json_object_get(r, "netfs")), 2);
+    n = find_inst(json_object_get(r, "netfs"), "\\\\fs1\\data");
+    CHECK(n != NULL);
+    if (n) {
+        CHECK_STR(json_string_value(json_object_get(n, "kind")), "smb");
+        CHECK_INT(integer(n, "read_bytes"), 14000000);
+        CHECK_INT(integer(n, "write_bytes"), 0);
+        CHECK_INT(integer(n, "requests"), 100);
+        CHECK_REL(num(n, "bytes_per_request"), 140000.0);
+        CHECK_REL(num(n, "bytes_per_nic_byte"), 14000000.0 / 17140000.0);
+        CHECK_REL(num(n, "peak_read_bytes_per_s"), 1400000.0);
+        CHECK(json_is_null(json_object_get(n, "avg_rtt_s"))); /* cifs Stats has no times */
+    }
+    n = find_inst(json_object_get(r, "netfs"), "srv:/x");
+    CHECK(n != NULL);
+    if (n) {
+        CHECK_STR(json_string_value(json_object_get(n, "kind")), "nfs");
+        CHECK_INT(integer(n, "write_bytes"), 1000000);
+        CHECK_INT(integer(n, "requests"), 240); /* 20 a second for 10 s, 40 more in tick 15 */
+        /* weighted by calls: (40 x 10 + 560) ms over 240 calls, not the ticks' 2.8 ms mean */
+        CHECK_REL(num(n, "avg_rtt_s"), 0.004);
+        CHECK_REL(num(n, "avg_execute_s"), 0.006);
+        CHECK_REL(num(n, "bytes_per_nic_byte"), 1000000.0 / 17140000.0);
     }
 
     o = json_object_get(r, "tcp");
