@@ -1,7 +1,7 @@
 /*
  * cli_os_posix.c - cli_os.h with sigaction, open_memstream, isatty and nftw.
  */
-#include "cli_os.h"
+#include "cli/cli_os.h"
 
 #include <errno.h>
 #include <ftw.h>

@@ -13,65 +13,66 @@
 struct sbuf;
 
 /* An ordered list of distinct strings (owned). */
-struct tp_list {
+struct typeperf_list {
     char **v;
     size_t n, cap;
 };
 
 /* Append a copy of s[0..len) unless an equal string is there already. 1 added, 0 duplicate,
  * -ENOMEM. */
-int tp_list_add(struct tp_list *l, const char *s, size_t len);
-void tp_list_free(struct tp_list *l); /* the struct is reusable */
+int typeperf_list_add(struct typeperf_list *l, const char *s, size_t len);
+void typeperf_list_free(struct typeperf_list *l); /* the struct is reusable */
 
-enum tp_query { TP_QUERY_NONE, TP_QUERY_PATHS, TP_QUERY_INSTANCES };
+enum typeperf_query { TYPEPERF_QUERY_NONE, TYPEPERF_QUERY_PATHS, TYPEPERF_QUERY_INSTANCES };
 
-struct tp_args {
+struct typeperf_args {
     int si_ms;       /* -si: sample interval, default 1000 */
     long sc;         /* -sc: samples to print, 0 = until interrupted */
     int tsv;         /* -f TSV */
     const char *out; /* -o FILE, NULL: the console */
-    enum tp_query query;
+    enum typeperf_query query;
     const char *query_object; /* -q/-qx OBJECT, NULL: all objects */
     const char *cf[16];       /* -cf FILE... */
     size_t ncf;
-    const char *server_host; /* -s HOST: must be the daemon's own host, NULL: not given */
-    int yes;                 /* -y, accepted and ignored */
-    int help;                /* -?, -h, --help */
-    struct tp_list paths;    /* the counter paths of the command line, in order, unique */
+    const char *server_host;    /* -s HOST: must be the daemon's own host, NULL: not given */
+    int yes;                    /* -y, accepted and ignored */
+    int help;                   /* -?, -h, --help */
+    struct typeperf_list paths; /* the counter paths of the command line, in order, unique */
 };
 
 /*
  * Parse argv[1..argc) (argv[0] is the command name) as typeperf does: options start with '-' and
  * are matched case-insensitively; anything else is a counter path. -q and -qx take an optional
  * OBJECT (the next argument when it is not an option and has no '\' but a leading one). Fills *a
- * (free a->paths with tp_list_free). Returns 0, or -1 with a one-line reason in err.
+ * (free a->paths with typeperf_list_free). Returns 0, or -1 with a one-line reason in err.
  */
-int tp_parse_args(int argc, char **argv, struct tp_args *a, char *err, size_t errlen);
+int typeperf_parse_args(int argc, char **argv, struct typeperf_args *a, char *err, size_t errlen);
 
 /* typeperf's -si forms: "[[hh:]mm:]ss" (whole numbers), > 0 and at most a day. 0 or -1. */
-int tp_parse_interval(const char *s, int *out_ms);
+int typeperf_parse_interval(const char *s, int *out_ms);
 
 /*
  * The counter paths of a -cf file's text: one a line (LF or CRLF), surrounding blanks and an
  * enclosing pair of double quotes removed; blank lines and lines starting with '#' skipped. Added
  * to *l without duplicates. Returns the number of lines read as paths, or -ENOMEM.
  */
-int tp_parse_counter_text(const char *text, size_t len, struct tp_list *l);
+int typeperf_parse_counter_text(const char *text, size_t len, struct typeperf_list *l);
 
-/* Read the file and tp_parse_counter_text it. Returns as that, or -errno from opening/reading. */
-int tp_read_counter_file(const char *path, struct tp_list *l);
+/* Read the file and typeperf_parse_counter_text it. Returns as that, or -errno from
+ * opening/reading. */
+int typeperf_read_counter_file(const char *path, struct typeperf_list *l);
 
 /*
  * The path -q (with_instances 0) or -qx (1) prints for a counter: "\Object\Counter" for a
  * single-instance object (instance NULL), "\Object(*)\Counter" for -q of a multi-instance one,
  * "\Object(Instance)\Counter" for -qx. Returns like snprintf.
  */
-int tp_query_path(char *buf, size_t cap, const char *object, const char *instance,
-                  const char *counter, int with_instances);
+int typeperf_query_path(char *buf, size_t cap, const char *object, const char *instance,
+                        const char *counter, int with_instances);
 
 /* Does OBJECT (as given to -q; a leading '\' is ignored) name this object? Case-insensitive; NULL
  * names every object. */
-int tp_object_matches(const char *want, const char *object);
+int typeperf_object_matches(const char *want, const char *object);
 
 /*
  * A path's "\\HOST" prefix, as typeperf takes "\\HOST\Memory\Dirty Bytes": the host in

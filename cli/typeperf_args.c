@@ -1,10 +1,10 @@
 /*
  * typeperf_args.c - the pure parts of `perflog typeperf`; see typeperf.h.
  */
-#include "csv.h"
-#include "printf_attr.h"
-#include "sbuf.h"
-#include "typeperf.h"
+#include "base/printf_attr.h"
+#include "base/sbuf.h"
+#include "cli/typeperf.h"
+#include "storage/query/csv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -30,7 +30,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-int tp_list_add(struct tp_list *l, const char *s, size_t len)
+int typeperf_list_add(struct typeperf_list *l, const char *s, size_t len)
 {
     char *copy;
 
@@ -54,7 +54,7 @@ int tp_list_add(struct tp_list *l, const char *s, size_t len)
     return 1;
 }
 
-void tp_list_free(struct tp_list *l)
+void typeperf_list_free(struct typeperf_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
         free(l->v[i]);
@@ -77,7 +77,7 @@ static long whole(const char *s, size_t len, long max)
     return v <= max ? v : -1;
 }
 
-int tp_parse_interval(const char *s, int *out_ms)
+int typeperf_parse_interval(const char *s, int *out_ms)
 {
     long part[3] = {0, 0, 0}, total;
     size_t nparts = 0;
@@ -126,14 +126,15 @@ static int is_object_name(const char *s)
     return *s && *s != '-' && !strchr(s + (*s == '\\'), '\\');
 }
 
-static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *err, size_t errlen)
+static int parse_option(int argc, char **argv, int *i, struct typeperf_args *a, char *err,
+                        size_t errlen)
 {
     const char *opt = argv[*i], *name = opt[1] == '-' ? opt + 2 : opt + 1, *v;
 
     if (!strcasecmp(name, "si")) {
         if (!(v = need_value(argc, argv, i, opt, err, errlen)))
             return -1;
-        if (tp_parse_interval(v, &a->si_ms) == 0)
+        if (typeperf_parse_interval(v, &a->si_ms) == 0)
             return 0;
         set_err(err, errlen, "%s: expected [[hh:]mm:]ss, 1 s to 24 h, got '%s'", opt, v);
         return -1;
@@ -175,7 +176,7 @@ static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *
         return 0;
     }
     if (!strcasecmp(name, "q") || !strcasecmp(name, "qx")) {
-        a->query = !strcasecmp(name, "qx") ? TP_QUERY_INSTANCES : TP_QUERY_PATHS;
+        a->query = !strcasecmp(name, "qx") ? TYPEPERF_QUERY_INSTANCES : TYPEPERF_QUERY_PATHS;
         if (*i + 1 < argc && is_object_name(argv[*i + 1]))
             a->query_object = argv[++*i];
         return 0;
@@ -199,7 +200,7 @@ static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *
     return -1;
 }
 
-int tp_parse_args(int argc, char **argv, struct tp_args *a, char *err, size_t errlen)
+int typeperf_parse_args(int argc, char **argv, struct typeperf_args *a, char *err, size_t errlen)
 {
     memset(a, 0, sizeof(*a));
     a->si_ms = 1000;
@@ -212,7 +213,7 @@ int tp_parse_args(int argc, char **argv, struct tp_args *a, char *err, size_t er
         } else if (!*s) {
             set_err(err, errlen, "an empty counter path");
             return -1;
-        } else if (tp_list_add(&a->paths, s, strlen(s)) < 0) {
+        } else if (typeperf_list_add(&a->paths, s, strlen(s)) < 0) {
             set_err(err, errlen, "out of memory");
             return -1;
         }
@@ -225,7 +226,7 @@ static int is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-int tp_parse_counter_text(const char *text, size_t len, struct tp_list *l)
+int typeperf_parse_counter_text(const char *text, size_t len, struct typeperf_list *l)
 {
     size_t pos = 0;
     int count = 0;
@@ -248,14 +249,14 @@ int tp_parse_counter_text(const char *text, size_t len, struct tp_list *l)
         }
         if (b == e || text[b] == '#')
             continue;
-        if (tp_list_add(l, text + b, e - b) < 0)
+        if (typeperf_list_add(l, text + b, e - b) < 0)
             return -ENOMEM;
         count++;
     }
     return count;
 }
 
-int tp_read_counter_file(const char *path, struct tp_list *l)
+int typeperf_read_counter_file(const char *path, struct typeperf_list *l)
 {
     FILE *f = fopen(path, "rb");
     char *buf;
@@ -273,20 +274,20 @@ int tp_read_counter_file(const char *path, struct tp_list *l)
     rc = ferror(f) ? -EIO : !feof(f) ? -EFBIG : 0;
     fclose(f);
     if (rc == 0)
-        rc = tp_parse_counter_text(buf, n, l);
+        rc = typeperf_parse_counter_text(buf, n, l);
     free(buf);
     return rc;
 }
 
-int tp_query_path(char *buf, size_t cap, const char *object, const char *instance,
-                  const char *counter, int with_instances)
+int typeperf_query_path(char *buf, size_t cap, const char *object, const char *instance,
+                        const char *counter, int with_instances)
 {
     if (!instance)
         return snprintf(buf, cap, "\\%s\\%s", object, counter);
     return snprintf(buf, cap, "\\%s(%s)\\%s", object, with_instances ? instance : "*", counter);
 }
 
-int tp_object_matches(const char *want, const char *object)
+int typeperf_object_matches(const char *want, const char *object)
 {
     if (!want)
         return 1;

@@ -3,12 +3,12 @@
  * all-or-nothing (work on a copy, swap it in on success). Reading the file and getting its text
  * through Jansson happens here; judging the parsed values happens in config_keys.c.
  */
-#include "config.h"
+#include "config/config.h"
 
-#include "cfg_file.h"
-#include "config_keys.h"
-#include "json_locate.h"
-#include "log.h"
+#include "base/log.h"
+#include "config/cfg_file.h"
+#include "config/config_keys.h"
+#include "config/json_locate.h"
 
 #include <errno.h>
 #include <stdio.h>

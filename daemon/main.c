@@ -3,20 +3,20 @@
  * writer, and handle the platform's requests (platform.h; on Linux SIGTERM/SIGINT: flush and exit
  * 0, SIGHUP: reload the config).
  */
-#include "clock.h"
-#include "config.h"
-#include "db.h"
-#include "db_lock.h"
-#include "http.h"
-#include "live.h"
-#include "log.h"
-#include "notify.h"
-#include "platform.h"
-#include "queue.h"
-#include "runs.h"
-#include "runs_db.h"
-#include "sampler.h"
-#include "writer.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "config/config.h"
+#include "daemon/notify.h"
+#include "daemon/platform.h"
+#include "daemon/queue.h"
+#include "daemon/runs/runs.h"
+#include "daemon/sampler.h"
+#include "daemon/writer.h"
+#include "storage/db.h"
+#include "storage/db_lock.h"
+#include "storage/query/live.h"
+#include "storage/runs_db.h"
+#include "web/http.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -556,7 +556,7 @@ static int daemon_main(int argc, char **argv)
     }
     q = queue_new((size_t)cfg.max_held_ticks);
     writer_settings_of(&cfg, &ws);
-    if (!q || !(w = writer_start(db, q, &ws, err, sizeof(err)))) {
+    if (!q || !(w = writer_start_take(db, q, &ws, err, sizeof(err)))) {
         log_error("%s", q ? err : "out of memory");
         goto out;
     }

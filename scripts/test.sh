@@ -3,6 +3,9 @@
 # build) and run every test in each, then fuzz the API's parsers for 30 s each. Needs the packages of packaging/build-deps.txt (scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The layers' walls (docs/hacking.md): no #include of a layer a layer may not use.
+./scripts/check-layers.sh
 jobs=$(nproc)
 
 # ---- the web dashboard's npm packages ----

@@ -1,10 +1,10 @@
 /*
  * reader.c - read-only queries of the counter log; see reader.h.
  */
-#include "reader.h"
+#include "storage/reader.h"
 
-#include "db.h"
-#include "sbuf.h"
+#include "base/sbuf.h"
+#include "storage/db.h"
 
 #include <errno.h>
 #include <sqlite3.h>

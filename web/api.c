@@ -1,8 +1,8 @@
 /*
  * api.c - routing, authentication and errors of the HTTP API; see api.h.
  */
-#include "api_internal.h"
-#include "utf8.h"
+#include "base/utf8.h"
+#include "web/api_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,10 +1,10 @@
 /*
  * api_data.c - GET /api/v1/data: parameters, then data.c, then the JSON answer.
  */
-#include "api_internal.h"
-#include "data.h"
-#include "series.h"
-#include "timeparse.h"
+#include "collectors/model/timeparse.h"
+#include "storage/query/data.h"
+#include "storage/query/series.h"
+#include "web/api_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

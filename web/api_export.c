@@ -1,10 +1,10 @@
 /*
  * api_export.c - GET /api/v1/export: a PDH-CSV (or TSV) counter log, streamed (export.c).
  */
-#include "api_internal.h"
-#include "export.h"
-#include "log.h"
-#include "series.h"
+#include "base/log.h"
+#include "storage/query/export.h"
+#include "storage/query/series.h"
+#include "web/api_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,10 +5,10 @@
 #ifndef PERFLOG_API_INTERNAL_H
 #define PERFLOG_API_INTERNAL_H
 
-#include "api.h"
-#include "pattern.h"
-#include "query.h"
-#include "sbuf.h"
+#include "base/sbuf.h"
+#include "collectors/model/pattern.h"
+#include "web/api.h"
+#include "web/query.h"
 
 #define API_MAX_PATTERNS 32   /* counter= parameters in one request */
 #define API_MAX_SERIES   1000 /* series one request may name */

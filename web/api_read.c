@@ -1,10 +1,10 @@
 /*
  * api_read.c - the small GET handlers: health, counters, latest and /metrics.
  */
-#include "api_internal.h"
-#include "metrics.h"
-#include "series.h"
-#include "timeparse.h"
+#include "collectors/model/timeparse.h"
+#include "storage/query/metrics.h"
+#include "storage/query/series.h"
+#include "web/api_internal.h"
 
 #include <errno.h>
 #include <jansson.h>

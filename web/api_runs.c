@@ -3,10 +3,10 @@
  * list and delete runs through the run manager (daemon/runs.h). Bodies are JSON objects parsed by
  * Jansson with strict types: a wrong type is 400 bad_body naming the field.
  */
-#include "api_internal.h"
-#include "peer_url.h"
-#include "runs.h"
-#include "timeparse.h"
+#include "collectors/model/timeparse.h"
+#include "daemon/runs/peer_url.h"
+#include "daemon/runs/runs.h"
+#include "web/api_internal.h"
 
 #include <errno.h>
 #include <jansson.h>

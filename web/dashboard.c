@@ -3,8 +3,8 @@
  * copies embedded at build time (dashboard_assets.h). They hold no data (the page reads the API
  * like any client), so they need no token; the page asks for one when the API answers 401.
  */
-#include "api_internal.h"
-#include "dashboard_assets.h"
+#include "web/api_internal.h"
+#include "web/dashboard_assets.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * (https://url.spec.whatwg.org/#urlencoded-parsing), made strict: a bad escape is an error here,
  * where the standard would pass the `%` through, so a mistyped URL gets a 400 and not a surprise.
  */
-#include "query.h"
+#include "web/query.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /*
  * linux_others.c - every process's and every control group's storage bytes; see linux_others.h.
  */
-#include "linux_others.h"
+#include "collectors/linux/linux_others.h"
 
-#include "linux_parse.h"
-#include "linux_scan.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_scan.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -154,7 +154,7 @@ static int read_proc(const char *proc_dir, int pid, long ticks_per_s, char *buf,
 
     snprintf(path, sizeof(path), "%s/%d/stat", proc_dir, pid);
     n = read_file(path, buf, SMALL_FILE);
-    if (n < 0 || parse_pid_stat(buf, (size_t)n, &ps) < 0)
+    if (n < 0 || linux_parse_pid_stat(buf, (size_t)n, &ps) < 0)
         return 0;
     if (!(p = add_proc(out)))
         return -ENOMEM;
@@ -166,7 +166,7 @@ static int read_proc(const char *proc_dir, int pid, long ticks_per_s, char *buf,
     snprintf(path, sizeof(path), "%s/%d/io", proc_dir, pid);
     n = read_file(path, buf, SMALL_FILE);
     memset(&row, 0, sizeof(row));
-    if (n >= 0 && parse_pid_io(buf, (size_t)n, &row, NULL) == 0) {
+    if (n >= 0 && linux_parse_pid_io(buf, (size_t)n, &row, NULL) == 0) {
         const uint64_t need = (1ull << PROC_READ_BYTES) | (1ull << PROC_WRITE_BYTES);
 
         p->have_io = (row.present & need) == need;

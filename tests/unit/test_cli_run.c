@@ -3,9 +3,9 @@
  * cli/report_fmt.c): shell and Windows quoting of the command line, the tail buffer,
  * /proc/PID/io parsing, the live line and the text rendering of a fixed report.
  */
-#include "peer_url.h"
-#include "run.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/run.h"
+#include "daemon/runs/peer_url.h"
 #include "testlib.h"
 
 #include <errno.h>

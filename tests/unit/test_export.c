@@ -3,7 +3,7 @@
  * GET /api/v1/runs/{id}/export and `perflog export --db --run` both use, and the option checks
  * both make.
  */
-#include "export.h"
+#include "storage/query/export.h"
 #include "testlib.h"
 
 #include <errno.h>
