@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,11 +326,16 @@ static int tick_cb(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms)
     return 0;
 }
 
-static const struct tick_list *sort_ids_of;
+/* A tick's id and its index in the list: qsort has no context argument, so the sort carries the
+ * key with the index rather than reading it through a global. */
+struct id_at {
+    int64_t id;
+    size_t at;
+};
 
 static int by_id(const void *a, const void *b)
 {
-    int64_t x = sort_ids_of->ids[*(const size_t *)a], y = sort_ids_of->ids[*(const size_t *)b];
+    int64_t x = ((const struct id_at *)a)->id, y = ((const struct id_at *)b)->id;
 
     return (x > y) - (x < y);
 }
@@ -339,7 +343,7 @@ static int by_id(const void *a, const void *b)
 /* Read the database ticks of [from_ms, to_ms] into l and index them by id. */
 static int read_ticks(struct reader *rd, int64_t from_ms, int64_t to_ms, struct tick_list *l)
 {
-    static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
+    struct id_at *keys;
     int sorted = 1;
     int rc = reader_ticks(rd, from_ms, to_ms, tick_cb, l);
 
@@ -357,14 +361,17 @@ static int read_ticks(struct reader *rd, int64_t from_ms, int64_t to_ms, struct 
         return 0;
     /* The wall clock went back at some point: time order is not id order. */
     l->order = malloc(l->n * sizeof(*l->order));
-    if (!l->order)
-        return -ENOMEM;
+    keys = malloc(l->n * sizeof(*keys));
+    if (!l->order || !keys) {
+        free(keys);
+        return -ENOMEM; /* l->order is freed with the list */
+    }
     for (size_t i = 0; i < l->n; i++)
-        l->order[i] = i;
-    pthread_mutex_lock(&sort_lock); /* qsort has no context argument in C11 */
-    sort_ids_of = l;
-    qsort(l->order, l->n, sizeof(*l->order), by_id);
-    pthread_mutex_unlock(&sort_lock);
+        keys[i] = (struct id_at){l->ids[i], i};
+    qsort(keys, l->n, sizeof(*keys), by_id);
+    for (size_t i = 0; i < l->n; i++)
+        l->order[i] = keys[i].at;
+    free(keys);
     return 0;
 }
 
