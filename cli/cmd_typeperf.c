@@ -185,11 +185,11 @@ static int resolve_one(const struct cli *c, const char *daemon_host, const char 
     const json_t *list, *v;
     json_t *root, *e;
     char *target = strdup("/api/v1/counters"), why[512];
-    const char *host, *rest = tp_split_host(pat, &host, &(size_t){0});
+    const char *host, *rest = typeperf_split_host(pat, &host, &(size_t){0});
     size_t hostlen = host ? (size_t)(rest - host) : 0, i;
     int ret;
 
-    if (host && !tp_is_local_host(host, hostlen, daemon_host)) {
+    if (host && !typeperf_is_local_host(host, hostlen, daemon_host)) {
         free(target);
         snprintf(why, sizeof(why),
                  "%.*s is not the host of %s (%s); another host's counters come from its own "
@@ -363,7 +363,7 @@ static void window_rates(struct live_state *st, const json_t *root, int64_t sinc
             const json_t *x = json_array_get(vals, k);
             v[k] = json_is_number(x) ? json_number_value(x) : NAN;
         }
-        st->vals[col] = tp_window_rate(ts, v, n, since_ms);
+        st->vals[col] = typeperf_window_rate(ts, v, n, since_ms);
     }
 out:
     free(ts);
@@ -460,7 +460,7 @@ static int rows(struct live_state *st, const struct typeperf_args *a, FILE *out,
         if (r == 0 && t > last && (last == 0 || t - last >= gap)) {
             if (spans && last && (ret = window_fill(st, last, t)) != 0)
                 break;
-            tp_format_row(&b, a->tsv, t, st->vals, st->cols->paths.n);
+            typeperf_format_row(&b, a->tsv, t, st->vals, st->cols->paths.n);
             if ((ret = emit(out, name, &b)) != 0)
                 break;
             last = t;
@@ -481,7 +481,8 @@ static int rows(struct live_state *st, const struct typeperf_args *a, FILE *out,
 static int check_server_host(const struct cli *c, const struct typeperf_args *a,
                              const char *daemon_host)
 {
-    if (!a->server_host || tp_is_local_host(a->server_host, strlen(a->server_host), daemon_host))
+    if (!a->server_host ||
+        typeperf_is_local_host(a->server_host, strlen(a->server_host), daemon_host))
         return 0;
     fprintf(stderr,
             "perflog typeperf: -s %s: %s is the perflogd of host %s; another host's counters "
@@ -545,14 +546,14 @@ static int live(const struct cli *c, const struct typeperf_args *a,
         ret = CLI_EXIT_FAIL;
     if (ret == 0) {
         install_signals();
-        tp_format_header(&b, a->tsv, st.host, cols.paths.v, cols.paths.n);
+        typeperf_format_header(&b, a->tsv, st.host, cols.paths.v, cols.paths.n);
         ret = emit(out, name, &b);
         if (ret == 0)
             ret = rows(&st, a, out, name);
     }
     ret = close_out(a, out, ret);
     if (ret == 0) {
-        fputs(TP_COMPLETED, stdout);
+        fputs(TYPEPERF_COMPLETED, stdout);
         fflush(stdout);
     }
     sbuf_free(&b);
@@ -583,7 +584,7 @@ static int query_out(const struct cli *c, const struct typeperf_args *a)
     }
     ret = close_out(a, out, ret);
     if (ret == 0)
-        fputs(TP_COMPLETED, stdout);
+        fputs(TYPEPERF_COMPLETED, stdout);
     return ret;
 }
 

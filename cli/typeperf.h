@@ -79,14 +79,14 @@ int typeperf_object_matches(const char *want, const char *object);
  * *host (not terminated, *hostlen bytes; 0 when the path has none) and the rest of the path
  * (starting at its '\') returned. A path of "\\HOST" alone returns "" (no counter).
  */
-const char *tp_split_host(const char *path, const char **host, size_t *hostlen);
+const char *typeperf_split_host(const char *path, const char **host, size_t *hostlen);
 
 /*
  * Is `name` (len bytes) the daemon's host `daemon_host`, under one of its own names? Equal
  * ignoring case, or either one the other's first label ("db1" for "db1.example.org"), or
  * "localhost", "127.0.0.1", "::1" or "." (typeperf's own machine).
  */
-int tp_is_local_host(const char *name, size_t len, const char *daemon_host);
+int typeperf_is_local_host(const char *name, size_t len, const char *daemon_host);
 
 /*
  * The value typeperf shows for a rate over a window of raw ticks, as PDH computes it from two raw
@@ -95,15 +95,16 @@ int tp_is_local_host(const char *name, size_t len, const char *daemon_host);
  * v[i] * elapsed to the sum; ticks without a value (NaN) are left out of both sums. NaN when no
  * tick has a value.
  */
-double tp_window_rate(const int64_t *ts, const double *v, size_t n, int64_t since_ms);
+double typeperf_window_rate(const int64_t *ts, const double *v, size_t n, int64_t since_ms);
 
 /* typeperf's console header: "(PDH-CSV 4.0)" then "\\HOST\path" for each column, CRLF. */
-void tp_format_header(struct sbuf *b, int tsv, const char *host, char *const *paths, size_t n);
+void typeperf_format_header(struct sbuf *b, int tsv, const char *host, char *const *paths,
+                            size_t n);
 
 /* One console row: the time (local) and the values with six decimals (" " for NaN), CRLF. */
-void tp_format_row(struct sbuf *b, int tsv, int64_t t_ms, const double *vals, size_t n);
+void typeperf_format_row(struct sbuf *b, int tsv, int64_t t_ms, const double *vals, size_t n);
 
 /* typeperf's last line, after the rows or the -q list, on the console (CRLF, like the rows). */
-#define TP_COMPLETED "\r\nThe command completed successfully.\r\n"
+#define TYPEPERF_COMPLETED "\r\nThe command completed successfully.\r\n"
 
 #endif

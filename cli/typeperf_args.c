@@ -296,7 +296,7 @@ int typeperf_object_matches(const char *want, const char *object)
     return strcasecmp(want, object) == 0;
 }
 
-const char *tp_split_host(const char *path, const char **host, size_t *hostlen)
+const char *typeperf_split_host(const char *path, const char **host, size_t *hostlen)
 {
     const char *end;
 
@@ -318,7 +318,7 @@ static int first_label_of(const char *a, size_t alen, const char *b)
     return alen > 0 && !strncasecmp(a, b, alen) && b[alen] == '.' && !memchr(a, '.', alen);
 }
 
-int tp_is_local_host(const char *name, size_t len, const char *daemon_host)
+int typeperf_is_local_host(const char *name, size_t len, const char *daemon_host)
 {
     static const char *const self[] = {"localhost", "127.0.0.1", "::1", "."};
     size_t dlen = daemon_host ? strlen(daemon_host) : 0;
@@ -338,7 +338,7 @@ int tp_is_local_host(const char *name, size_t len, const char *daemon_host)
            !strchr(daemon_host, '.');
 }
 
-double tp_window_rate(const int64_t *ts, const double *v, size_t n, int64_t since_ms)
+double typeperf_window_rate(const int64_t *ts, const double *v, size_t n, int64_t since_ms)
 {
     double sum = 0, elapsed = 0;
     int64_t prev = since_ms;
@@ -355,7 +355,7 @@ double tp_window_rate(const int64_t *ts, const double *v, size_t n, int64_t sinc
     return elapsed > 0 ? sum / elapsed : NAN;
 }
 
-void tp_format_header(struct sbuf *b, int tsv, const char *host, char *const *paths, size_t n)
+void typeperf_format_header(struct sbuf *b, int tsv, const char *host, char *const *paths, size_t n)
 {
     enum csv_format f = tsv ? CSV_TAB : CSV_COMMA;
 
@@ -365,7 +365,7 @@ void tp_format_header(struct sbuf *b, int tsv, const char *host, char *const *pa
     csv_end_line(b);
 }
 
-void tp_format_row(struct sbuf *b, int tsv, int64_t t_ms, const double *vals, size_t n)
+void typeperf_format_row(struct sbuf *b, int tsv, int64_t t_ms, const double *vals, size_t n)
 {
     enum csv_format f = tsv ? CSV_TAB : CSV_COMMA;
 

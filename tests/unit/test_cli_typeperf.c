@@ -232,22 +232,22 @@ static void test_split_host(void)
     const char *host, *rest;
     size_t len;
 
-    rest = tp_split_host("\\Memory\\Dirty Bytes", &host, &len);
+    rest = typeperf_split_host("\\Memory\\Dirty Bytes", &host, &len);
     CHECK(host == NULL);
     CHECK_INT(len, 0);
     CHECK_STR(rest, "\\Memory\\Dirty Bytes");
-    rest = tp_split_host("\\\\db1.example.org\\PhysicalDisk(*)\\Disk Bytes/sec", &host, &len);
+    rest = typeperf_split_host("\\\\db1.example.org\\PhysicalDisk(*)\\Disk Bytes/sec", &host, &len);
     CHECK_INT(len, 15);
     CHECK(host && !strncmp(host, "db1.example.org", len));
     CHECK_STR(rest, "\\PhysicalDisk(*)\\Disk Bytes/sec");
-    rest = tp_split_host("\\\\db1", &host, &len);
+    rest = typeperf_split_host("\\\\db1", &host, &len);
     CHECK_INT(len, 3);
     CHECK_STR(rest, "");
 }
 
 static int local(const char *name, const char *daemon)
 {
-    return tp_is_local_host(name, strlen(name), daemon);
+    return typeperf_is_local_host(name, strlen(name), daemon);
 }
 
 static void test_local_host(void)
@@ -275,19 +275,19 @@ static void test_window_rate(void)
     int64_t ts[] = {1000, 2000};
     double v[] = {286720, 69632};
 
-    CHECK_DBL(tp_window_rate(ts, v, 2, 0), 178176, 1e-9);
+    CHECK_DBL(typeperf_window_rate(ts, v, 2, 0), 178176, 1e-9);
     /* A late tick (1.5 s) weighs by its elapsed time: (100*1 + 400*1.5) / 2.5. */
     int64_t ts2[] = {1000, 2500};
     double v2[] = {100, 400};
-    CHECK_DBL(tp_window_rate(ts2, v2, 2, 0), 280, 1e-9);
+    CHECK_DBL(typeperf_window_rate(ts2, v2, 2, 0), 280, 1e-9);
     /* A tick without a value is out of both sums. */
     double v3[] = {NAN, 400};
-    CHECK_DBL(tp_window_rate(ts2, v3, 2, 0), 400, 1e-9);
+    CHECK_DBL(typeperf_window_rate(ts2, v3, 2, 0), 400, 1e-9);
     double v4[] = {NAN, NAN};
-    CHECK(isnan(tp_window_rate(ts2, v4, 2, 0)));
-    CHECK(isnan(tp_window_rate(ts, v, 0, 0)));
+    CHECK(isnan(typeperf_window_rate(ts2, v4, 2, 0)));
+    CHECK(isnan(typeperf_window_rate(ts, v, 0, 0)));
     /* one tick: its own value */
-    CHECK_DBL(tp_window_rate(ts, v, 1, 0), 286720, 1e-9);
+    CHECK_DBL(typeperf_window_rate(ts, v, 1, 0), 286720, 1e-9);
 }
 
 static char *read_fixture(const char *name, size_t *len)
@@ -325,7 +325,7 @@ static int64_t fixture_time(const char *s)
 
 /*
  * The fixture (typeperf's own console output) rebuilt from its times and values with
- * tp_format_header and tp_format_row must be the same bytes.
+ * typeperf_format_header and typeperf_format_row must be the same bytes.
  */
 static void check_console_fixture(const char *name, int tsv)
 {
@@ -339,7 +339,7 @@ static void check_console_fixture(const char *name, int tsv)
     if (!want)
         return;
     copy = strdup(want);
-    tp_format_header(&b, tsv, "Window10-Workstation", paths, 1);
+    typeperf_format_header(&b, tsv, "Window10-Workstation", paths, 1);
     for (line = strtok_r(copy, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
         double v;
         const char *cell;
@@ -350,7 +350,7 @@ static void check_console_fixture(const char *name, int tsv)
         }
         cell = strchr(line + 1, '"') + 3; /* past the time and the separator */
         v = *cell == ' ' ? NAN : strtod(cell, NULL);
-        tp_format_row(&b, tsv, fixture_time(line + 1), &v, 1);
+        typeperf_format_row(&b, tsv, fixture_time(line + 1), &v, 1);
     }
     CHECK(sbuf_ok(&b));
     CHECK_INT(b.len, len);
@@ -369,7 +369,7 @@ static void test_console_format(void)
     check_console_fixture("typeperf_console.csv", 0);
     check_console_fixture("typeperf_console.tsv", 1);
     check_console_fixture("typeperf_missing.csv", 0);
-    CHECK_STR(TP_COMPLETED, "\r\nThe command completed successfully.\r\n");
+    CHECK_STR(TYPEPERF_COMPLETED, "\r\nThe command completed successfully.\r\n");
 }
 
 int main(void)
