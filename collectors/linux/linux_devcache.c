@@ -6,6 +6,7 @@
  */
 #include "collectors/linux/linux_devcache.h"
 
+#include "base/grow.h"
 #include "base/name_hash.h"
 
 #include <stdlib.h>
@@ -87,14 +88,8 @@ struct linux_devcache_entry *linux_devcache_get(struct linux_devcache *c, const 
             return e;
         }
     }
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 16;
-        struct linux_devcache_entry *entries = realloc(c->entries, cap * sizeof(*entries));
-        if (!entries)
-            return NULL;
-        c->entries = entries;
-        c->cap = cap;
-    }
+    if (grow_array(&c->entries, &c->cap, c->n, sizeof(*c->entries), 16) < 0)
+        return NULL;
     if ((c->n + 1) * 2 > c->nslots && slots_rebuild(c, (c->n + 1) * 2) < 0)
         return NULL;
     e = &c->entries[c->n];

@@ -3,6 +3,7 @@
  */
 #include "collectors/linux/linux_others.h"
 
+#include "base/grow.h"
 #include "collectors/linux/linux_parse.h"
 #include "collectors/linux/linux_scan.h"
 
@@ -129,15 +130,8 @@ static ssize_t read_file(const char *path, char *buf, size_t cap)
 
 static struct collector_proc_io *add_proc(struct collector_edge_reading *out)
 {
-    if (out->nprocs == out->procs_cap) {
-        size_t cap = out->procs_cap ? out->procs_cap * 2 : 256;
-        struct collector_proc_io *p = realloc(out->procs, cap * sizeof(*p));
-
-        if (!p)
-            return NULL;
-        out->procs = p;
-        out->procs_cap = cap;
-    }
+    if (grow_array(&out->procs, &out->procs_cap, out->nprocs, sizeof(*out->procs), 256) < 0)
+        return NULL;
     memset(&out->procs[out->nprocs], 0, sizeof(out->procs[0]));
     return &out->procs[out->nprocs++];
 }
@@ -216,15 +210,8 @@ static int add_cgroup(struct collector_edge_reading *out, const char *name, uint
 
     if (!r && !w)
         return 0;
-    if (out->ncgroups == out->cgroups_cap) {
-        size_t cap = out->cgroups_cap ? out->cgroups_cap * 2 : 32;
-        struct collector_cgroup_io *p = realloc(out->cgroups, cap * sizeof(*p));
-
-        if (!p)
-            return -ENOMEM;
-        out->cgroups = p;
-        out->cgroups_cap = cap;
-    }
+    if (grow_array(&out->cgroups, &out->cgroups_cap, out->ncgroups, sizeof(*out->cgroups), 32) < 0)
+        return -ENOMEM;
     g = &out->cgroups[out->ncgroups++];
     snprintf(g->name, sizeof(g->name), "%s", name);
     g->read_bytes = r;

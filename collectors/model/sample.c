@@ -3,6 +3,8 @@
  */
 #include "collectors/model/sample.h"
 
+#include "base/grow.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -13,14 +15,8 @@ struct raw_row *raw_object_add(struct raw_object *o, const char *name, size_t na
 {
     struct raw_row *r;
 
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 16;
-        struct raw_row *rows = realloc(o->rows, cap * sizeof(*rows));
-        if (!rows)
-            return NULL;
-        o->rows = rows;
-        o->cap = cap;
-    }
+    if (grow_array(&o->rows, &o->cap, o->n, sizeof(*o->rows), 16) < 0)
+        return NULL;
     r = &o->rows[o->n++];
     memset(r, 0, sizeof(*r));
     if (name_len >= sizeof(r->name))
@@ -37,14 +33,8 @@ struct raw_extra *raw_extra_add(struct raw_extras *e, const char *path)
 
     if (len >= sizeof(x->path))
         return NULL;
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 16;
-        struct raw_extra *v = realloc(e->v, cap * sizeof(*v));
-        if (!v)
-            return NULL;
-        e->v = v;
-        e->cap = cap;
-    }
+    if (grow_array(&e->v, &e->cap, e->n, sizeof(*e->v), 16) < 0)
+        return NULL;
     x = &e->v[e->n++];
     memcpy(x->path, path, len + 1);
     x->value = 0.0;

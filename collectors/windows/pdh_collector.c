@@ -19,6 +19,7 @@
  * rows are appended after the PDH rows are finished.
  */
 #include "base/glob_match.h"
+#include "base/grow.h"
 #include "base/log.h"
 #include "collectors/collector.h"
 #include "collectors/windows/pdh_map.h"
@@ -76,14 +77,8 @@ static int64_t monotonic_ms(void)
 
 static struct counter *counter_add(struct collector *c)
 {
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        struct counter *p = realloc(c->ctr, cap * sizeof(*p));
-        if (!p)
-            return NULL;
-        c->ctr = p;
-        c->cap = cap;
-    }
+    if (grow_array(&c->ctr, &c->cap, c->n, sizeof(*c->ctr), 64) < 0)
+        return NULL;
     memset(&c->ctr[c->n], 0, sizeof(c->ctr[0]));
     return &c->ctr[c->n++];
 }

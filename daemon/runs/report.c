@@ -18,6 +18,7 @@
  */
 #include "daemon/runs/report.h"
 
+#include "base/grow.h"
 #include "collectors/model/timeparse.h"
 #include "daemon/runs/claims.h"
 #include "daemon/runs/report_io.h"
@@ -223,15 +224,8 @@ static int iv_add(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms)
     struct iv_list *l = arg;
 
     (void)tick;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        struct tick_iv *v = realloc(l->v, cap * sizeof(*v));
-
-        if (!v)
-            return -ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (grow_array(&l->v, &l->cap, l->n, sizeof(*l->v), 256) < 0)
+        return -ENOMEM;
     l->v[l->n++] = (struct tick_iv){t_ms, interval_ms};
     return 0;
 }

@@ -256,7 +256,14 @@ EXTRA_SOURCES = {
     "cli/run_util.c": ["base/utf8.c", "collectors/model/pid_io.c"],
     "collectors/linux/linux_pid.c": ["collectors/model/pid_io.c"],
     "collectors/linux/linux_collector.c": ["collectors/model/collector_config.c"],
-    "collectors/windows/pdh_collector.c": ["collectors/model/collector_config.c"],
+    "collectors/windows/pdh_collector.c": ["collectors/model/collector_config.c", "base/grow.c"],
+    # grow_array, the one growing-array helper
+    "collectors/model/sample.c": ["base/grow.c"],
+    "collectors/linux/linux_others.c": ["base/grow.c"],
+    "collectors/linux/linux_devcache.c": ["base/grow.c"],
+    "storage/query/series.c": ["base/grow.c"],
+    "storage/query/report_proc.c": ["base/grow.c"],
+    "daemon/runs/report.c": ["base/grow.c"],
 }
 
 

@@ -8,6 +8,7 @@
  */
 #include "storage/query/report_proc.h"
 
+#include "base/grow.h"
 #include "base/name_hash.h"
 
 #include <errno.h>
@@ -64,15 +65,8 @@ static struct proc *proc_add(struct procs *ps, int64_t inst)
 {
     if (ps->n == REPORT_PROC_MAX * 4)
         return NULL; /* a window with this many processes: the rest are not looked at */
-    if (ps->n == ps->cap) {
-        size_t cap = ps->cap ? ps->cap * 2 : 64;
-        struct proc *p = realloc(ps->p, cap * sizeof(*p));
-
-        if (!p)
-            return NULL;
-        ps->p = p;
-        ps->cap = cap;
-    }
+    if (grow_array(&ps->p, &ps->cap, ps->n, sizeof(*ps->p), 64) < 0)
+        return NULL;
     ps->p[ps->n] = (struct proc){.inst = inst, .pid = -1, .ppid = -1};
     return &ps->p[ps->n++];
 }
@@ -212,15 +206,8 @@ static size_t mark_tree(struct procs *ps, int64_t root_pid)
 
 static int add_series(struct series_set *set, const struct proc *p, size_t counter)
 {
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 64;
-        struct series *s = realloc(set->s, cap * sizeof(*s));
-
-        if (!s)
-            return -ENOMEM;
-        set->s = s;
-        set->cap = cap;
-    }
+    if (grow_array(&set->s, &set->cap, set->n, sizeof(*set->s), 64) < 0)
+        return -ENOMEM;
     set->s[set->n] = (struct series){.obj = OBJ_PROCESS, .counter = counter, .inst_id = p->inst};
     memcpy(set->s[set->n].inst, p->name, sizeof(p->name));
     set->n++;

@@ -3,6 +3,8 @@
  */
 #include "storage/query/series.h"
 
+#include "base/grow.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +30,8 @@ static int inst_add(struct inst_list *l, int obj, const char *name, int64_t id)
                 l->v[i].id = id;
             return 0;
         }
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        struct inst_ref *v = realloc(l->v, cap * sizeof(*v));
-
-        if (!v)
-            return -ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (grow_array(&l->v, &l->cap, l->n, sizeof(*l->v), 64) < 0)
+        return -ENOMEM;
     l->v[l->n].obj = obj;
     snprintf(l->v[l->n].name, sizeof(l->v[l->n].name), "%s", name);
     l->v[l->n].id = id;
@@ -74,15 +69,8 @@ static int pdh_add(struct pdh_list *l, const char *path, int64_t id)
         }
     if (strlen(path) >= sizeof(r->path))
         return 0;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        struct pdh_ref *v = realloc(l->v, cap * sizeof(*v));
-
-        if (!v)
-            return -ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (grow_array(&l->v, &l->cap, l->n, sizeof(*l->v), 16) < 0)
+        return -ENOMEM;
     r = &l->v[l->n];
     if (pdh_path_split(path, &r->parts) < 0)
         return 0;
@@ -105,15 +93,8 @@ static struct series *series_new(struct series_set *set, size_t max)
 {
     if (set->n >= max)
         return NULL;
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 32;
-        struct series *s = realloc(set->s, cap * sizeof(*s));
-
-        if (!s)
-            return NULL;
-        set->s = s;
-        set->cap = cap;
-    }
+    if (grow_array(&set->s, &set->cap, set->n, sizeof(*set->s), 32) < 0)
+        return NULL;
     memset(&set->s[set->n], 0, sizeof(set->s[0]));
     return &set->s[set->n++];
 }
