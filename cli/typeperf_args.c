@@ -1,14 +1,13 @@
 /*
  * typeperf_args.c - the pure parts of `perflog typeperf`; see typeperf.h.
  */
-#include "base/printf_attr.h"
 #include "base/sbuf.h"
+#include "base/text.h"
 #include "cli/typeperf.h"
 #include "storage/query/csv.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +15,6 @@
 
 #define MAX_INTERVAL_S 86400
 #define CF_MAX_BYTES   (16 << 20)
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...) PERFLOG_PRINTF(3, 4);
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 int typeperf_list_add(struct typeperf_list *l, const char *s, size_t len)
 {
@@ -114,7 +100,7 @@ static const char *need_value(int argc, char **argv, int *i, const char *opt, ch
                               size_t errlen)
 {
     if (*i + 1 >= argc) {
-        set_err(err, errlen, "option %s needs a value", opt);
+        text_set_err(err, errlen, "option %s needs a value", opt);
         return NULL;
     }
     return argv[++*i];
@@ -136,7 +122,7 @@ static int parse_option(int argc, char **argv, int *i, struct typeperf_args *a, 
             return -1;
         if (typeperf_parse_interval(v, &a->si_ms) == 0)
             return 0;
-        set_err(err, errlen, "%s: expected [[hh:]mm:]ss, 1 s to 24 h, got '%s'", opt, v);
+        text_set_err(err, errlen, "%s: expected [[hh:]mm:]ss, 1 s to 24 h, got '%s'", opt, v);
         return -1;
     }
     if (!strcasecmp(name, "sc")) {
@@ -145,7 +131,7 @@ static int parse_option(int argc, char **argv, int *i, struct typeperf_args *a, 
         a->sc = whole(v, strlen(v), 1000000000L);
         if (a->sc >= 1)
             return 0;
-        set_err(err, errlen, "%s: expected a sample count of at least 1, got '%s'", opt, v);
+        text_set_err(err, errlen, "%s: expected a sample count of at least 1, got '%s'", opt, v);
         return -1;
     }
     if (!strcasecmp(name, "f")) {
@@ -155,8 +141,8 @@ static int parse_option(int argc, char **argv, int *i, struct typeperf_args *a, 
             a->tsv = !strcasecmp(v, "tsv");
             return 0;
         }
-        set_err(err, errlen, "%s: expected CSV or TSV, got '%s' (BIN and SQL are not supported)",
-                opt, v);
+        text_set_err(err, errlen,
+                     "%s: expected CSV or TSV, got '%s' (BIN and SQL are not supported)", opt, v);
         return -1;
     }
     if (!strcasecmp(name, "o")) {
@@ -168,8 +154,8 @@ static int parse_option(int argc, char **argv, int *i, struct typeperf_args *a, 
         if (!(v = need_value(argc, argv, i, opt, err, errlen)))
             return -1;
         if (a->ncf == sizeof(a->cf) / sizeof(a->cf[0])) {
-            set_err(err, errlen, "%s: at most %zu counter files", opt,
-                    sizeof(a->cf) / sizeof(a->cf[0]));
+            text_set_err(err, errlen, "%s: at most %zu counter files", opt,
+                         sizeof(a->cf) / sizeof(a->cf[0]));
             return -1;
         }
         a->cf[a->ncf++] = v;
@@ -196,7 +182,7 @@ static int parse_option(int argc, char **argv, int *i, struct typeperf_args *a, 
         a->help = 1;
         return 0;
     }
-    set_err(err, errlen, "unknown option '%s'", opt);
+    text_set_err(err, errlen, "unknown option '%s'", opt);
     return -1;
 }
 
@@ -211,10 +197,10 @@ int typeperf_parse_args(int argc, char **argv, struct typeperf_args *a, char *er
             if (parse_option(argc, argv, &i, a, err, errlen) < 0)
                 return -1;
         } else if (!*s) {
-            set_err(err, errlen, "an empty counter path");
+            text_set_err(err, errlen, "an empty counter path");
             return -1;
         } else if (typeperf_list_add(&a->paths, s, strlen(s)) < 0) {
-            set_err(err, errlen, "out of memory");
+            text_set_err(err, errlen, "out of memory");
             return -1;
         }
     }

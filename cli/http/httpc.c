@@ -10,6 +10,7 @@
 #include "cli/http/httpc.h"
 
 #include "base/sbuf.h"
+#include "base/text.h"
 #include "cli/http/netio.h"
 
 #include <errno.h>
@@ -52,12 +53,12 @@ static int connect_any(const struct http_url *u, int timeout_ms, char *err, size
     httpc_url_origin(u, origin, sizeof(origin));
     r = netio_init();
     if (r < 0) {
-        httpc_set_err(err, errlen, "cannot start the socket library: %s", strerror(-r));
+        text_set_err(err, errlen, "cannot start the socket library: %s", strerror(-r));
         return HTTPC_ECONNECT;
     }
     r = getaddrinfo(u->host, port, &hints, &res);
     if (r != 0) {
-        httpc_set_err(err, errlen, "cannot resolve the host of %s: %s", origin, netio_gai_error(r));
+        text_set_err(err, errlen, "cannot resolve the host of %s: %s", origin, netio_gai_error(r));
         return HTTPC_ERESOLVE;
     }
     for (ai = res; ai; ai = ai->ai_next) {
@@ -67,7 +68,7 @@ static int connect_any(const struct http_url *u, int timeout_ms, char *err, size
     }
     freeaddrinfo(res);
     if (fd < 0) {
-        httpc_set_err(err, errlen, "cannot connect to %s: %s", origin, strerror(-fd));
+        text_set_err(err, errlen, "cannot connect to %s: %s", origin, strerror(-fd));
         return HTTPC_ECONNECT;
     }
     return fd;
@@ -83,12 +84,11 @@ static int send_all(int fd, const char *p, size_t n, int timeout_ms, char *err, 
             continue;
         }
         if (w < 0 && w != -EAGAIN && w != -EINTR) {
-            httpc_set_err(err, errlen, "cannot send the request: %s", strerror((int)-w));
+            text_set_err(err, errlen, "cannot send the request: %s", strerror((int)-w));
             return HTTPC_EIO;
         }
         if (netio_wait(fd, 1, timeout_ms) <= 0) {
-            httpc_set_err(err, errlen, "cannot send the request: timed out after %d ms",
-                          timeout_ms);
+            text_set_err(err, errlen, "cannot send the request: timed out after %d ms", timeout_ms);
             return HTTPC_ETIMEOUT;
         }
     }
@@ -125,12 +125,12 @@ static int check_request(const struct http_request *req, char *err, size_t errle
 {
     if (!req->method || !req->target || req->target[0] != '/' || has_crlf(req->method) ||
         strchr(req->target, ' ') || has_crlf(req->target)) {
-        httpc_set_err(err, errlen, "bad request method or target");
+        text_set_err(err, errlen, "bad request method or target");
         return HTTPC_EURL;
     }
     for (const char *const *h = req->headers; h && *h; h++) {
         if (has_crlf(*h) || !strchr(*h, ':')) {
-            httpc_set_err(err, errlen, "bad request header (a line break, or no ':')");
+            text_set_err(err, errlen, "bad request header (a line break, or no ':')");
             return HTTPC_EURL;
         }
     }
@@ -146,7 +146,7 @@ static int reader_reserve(struct reader *r, char *why, size_t whylen)
     if (r->cap - r->len > READ_CHUNK / 4)
         return 0;
     if (r->len + 1 >= r->limit) {
-        httpc_set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
+        text_set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
         return HTTPC_ETOOBIG;
     }
     cap = r->cap ? r->cap * 2 : READ_CHUNK;
@@ -154,7 +154,7 @@ static int reader_reserve(struct reader *r, char *why, size_t whylen)
         cap = r->limit;
     p = realloc(r->buf, cap);
     if (!p) {
-        httpc_set_err(why, whylen, "out of memory for a response of %zu bytes", cap);
+        text_set_err(why, whylen, "out of memory for a response of %zu bytes", cap);
         return HTTPC_ENOMEM;
     }
     r->buf = p;
@@ -179,7 +179,7 @@ static int head_step(struct reader *r, char *why, size_t whylen)
     for (;;) {
         int h = httpc_parse_head(r->buf, r->len, &r->head);
         if (h < 0) {
-            httpc_set_err(why, whylen, "the response is not HTTP/1.x (bad status line or header)");
+            text_set_err(why, whylen, "the response is not HTTP/1.x (bad status line or header)");
             return HTTPC_EPROTO;
         }
         if (h == 0)
@@ -194,8 +194,8 @@ static int head_step(struct reader *r, char *why, size_t whylen)
     r->ch.rd = r->ch.wr = r->head.len;
     r->streaming = r->sink && r->head.status >= 200 && r->head.status <= 299;
     if (r->mode == BODY_LENGTH && !r->streaming && (uint64_t)r->head.content_length > r->max_body) {
-        httpc_set_err(why, whylen, "the response is larger than %zu bytes (Content-Length %lld)",
-                      r->max_body, (long long)r->head.content_length);
+        text_set_err(why, whylen, "the response is larger than %zu bytes (Content-Length %lld)",
+                     r->max_body, (long long)r->head.content_length);
         return HTTPC_ETOOBIG;
     }
     return 1;
@@ -211,11 +211,11 @@ static int chunked_step(struct reader *r, char *why, size_t whylen)
         r->ch.rd = r->ch.wr;
     }
     if (d < 0) {
-        httpc_set_err(why, whylen, "malformed chunked response body");
+        text_set_err(why, whylen, "malformed chunked response body");
         return HTTPC_EPROTO;
     }
     if (!r->streaming && r->ch.wr - r->head.len > r->max_body) {
-        httpc_set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
+        text_set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
         return HTTPC_ETOOBIG;
     }
     if (d == 1)
@@ -244,7 +244,7 @@ static int advance(struct reader *r, char *why, size_t whylen)
     default:
         if (r->streaming || r->len - r->head.len <= r->max_body)
             return 0;
-        httpc_set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
+        text_set_err(why, whylen, "the response is larger than %zu bytes", r->max_body);
         return HTTPC_ETOOBIG;
     }
 }
@@ -263,7 +263,7 @@ static int drain(struct reader *r, char *why, size_t whylen)
         return 0;
     n = end - start;
     if (r->sink(r->sink_arg, r->buf + start, n) != 0) {
-        httpc_set_err(why, whylen, "the transfer was stopped by its receiver");
+        text_set_err(why, whylen, "the transfer was stopped by its receiver");
         return HTTPC_EABORT;
     }
     r->delivered += n;
@@ -281,11 +281,11 @@ static int at_eof(const struct reader *r, char *why, size_t whylen)
     if (r->head_done && r->mode == BODY_CLOSE)
         return 1;
     if (r->len == 0)
-        httpc_set_err(why, whylen, "the server closed the connection without answering");
+        text_set_err(why, whylen, "the server closed the connection without answering");
     else if (!r->head_done)
-        httpc_set_err(why, whylen, "the server closed the connection in the middle of the header");
+        text_set_err(why, whylen, "the server closed the connection in the middle of the header");
     else
-        httpc_set_err(why, whylen, "the server closed the connection before the end of the body");
+        text_set_err(why, whylen, "the server closed the connection before the end of the body");
     return HTTPC_EIO;
 }
 
@@ -300,15 +300,15 @@ static int read_response(int fd, struct reader *r, int timeout_ms, char *why, si
             return w;
         w = netio_wait(fd, 0, timeout_ms);
         if (w == 0) {
-            httpc_set_err(why, whylen, "no %s from the server within %d ms",
-                          r->len ? "further data" : "answer", timeout_ms);
+            text_set_err(why, whylen, "no %s from the server within %d ms",
+                         r->len ? "further data" : "answer", timeout_ms);
             return HTTPC_ETIMEOUT;
         }
         n = w < 0 ? w : netio_recv(fd, r->buf + r->len, r->cap - r->len - 1);
         if (n < 0 && w > 0 && (n == -EINTR || n == -EAGAIN))
             continue;
         if (n < 0) {
-            httpc_set_err(why, whylen, "cannot read the response: %s", strerror((int)-n));
+            text_set_err(why, whylen, "cannot read the response: %s", strerror((int)-n));
             return HTTPC_EIO;
         }
         if (n == 0)
@@ -371,7 +371,7 @@ static int request(const struct http_url *u, const struct http_request *req, htt
     r.head_only = strcmp(req->method, "HEAD") == 0;
     head = build_head(u, req);
     if (!head) {
-        httpc_set_err(err, errlen, "out of memory");
+        text_set_err(err, errlen, "out of memory");
         return HTTPC_ENOMEM;
     }
     fd = connect_any(
@@ -381,7 +381,7 @@ static int request(const struct http_url *u, const struct http_request *req, htt
     if (ret == 0)
         reader_finish(&r, resp);
     else if (fd >= 0)
-        httpc_set_err(err, errlen, "%s: %s", httpc_url_origin(u, origin, sizeof(origin)), why);
+        text_set_err(err, errlen, "%s: %s", httpc_url_origin(u, origin, sizeof(origin)), why);
     if (fd >= 0)
         netio_close(fd);
     free(head);

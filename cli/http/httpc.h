@@ -11,8 +11,6 @@
 #ifndef PERFLOG_HTTPC_H
 #define PERFLOG_HTTPC_H
 
-#include "base/printf_attr.h"
-
 #include <stddef.h>
 #include <stdint.h>
 
@@ -140,9 +138,5 @@ int httpc_request_stream(const struct http_url *u, const struct http_request *re
 
 /* Free the body and clear *r. Accepts NULL. */
 void httpc_response_free(struct http_response *r);
-
-/* printf into err (errlen bytes, terminated) when err is not NULL; the client's one way to word
- * an error. */
-void httpc_set_err(char *err, size_t errlen, const char *fmt, ...) PERFLOG_PRINTF(3, 4);
 
 #endif

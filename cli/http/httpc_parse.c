@@ -3,9 +3,9 @@
  * the chunked transfer coding (RFC 9112 sections 4, 5 and 7.1). No I/O; see httpc.h.
  */
 #include "base/sock.h"
+#include "base/text.h"
 #include "cli/http/httpc.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -13,17 +13,6 @@
 #define CHUNK_LINE_MAX 4096 /* a chunk size line or a trailer line */
 
 enum { CH_SIZE, CH_DATA, CH_DATA_END, CH_TRAILER, CH_DONE };
-
-void httpc_set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static int is_name_char(char c)
 {
@@ -58,23 +47,23 @@ static int parse_ipv6(const char *s, size_t len, struct http_url *u, char *err, 
     u->ipv6 = 1;
     return 0;
 bad:
-    httpc_set_err(err, errlen, "'[%.*s]' is not an IPv6 address", (int)len, s);
+    text_set_err(err, errlen, "'[%.*s]' is not an IPv6 address", (int)len, s);
     return HTTPC_EURL;
 }
 
 static int parse_name(const char *s, size_t len, struct http_url *u, char *err, size_t errlen)
 {
     if (len == 0) {
-        httpc_set_err(err, errlen, "no host name");
+        text_set_err(err, errlen, "no host name");
         return HTTPC_EURL;
     }
     if (len >= sizeof(u->host)) {
-        httpc_set_err(err, errlen, "host name longer than %zu bytes", sizeof(u->host) - 1);
+        text_set_err(err, errlen, "host name longer than %zu bytes", sizeof(u->host) - 1);
         return HTTPC_EURL;
     }
     for (size_t i = 0; i < len; i++) {
         if (!is_name_char(s[i])) {
-            httpc_set_err(err, errlen, "bad character '%c' in host name '%.*s'", s[i], (int)len, s);
+            text_set_err(err, errlen, "bad character '%c' in host name '%.*s'", s[i], (int)len, s);
             return HTTPC_EURL;
         }
     }
@@ -100,7 +89,7 @@ static int parse_port(const char *s, size_t len, int *port, char *err, size_t er
     *port = (int)v;
     return 0;
 bad:
-    httpc_set_err(err, errlen, "port '%.*s' is not a number from 1 to 65535", (int)len, s);
+    text_set_err(err, errlen, "port '%.*s' is not a number from 1 to 65535", (int)len, s);
     return HTTPC_EURL;
 }
 
@@ -112,21 +101,21 @@ static int parse_authority(const char *s, size_t len, struct http_url *u, char *
     int r;
 
     if (memchr(s, '@', len)) {
-        httpc_set_err(err, errlen,
-                      "user names or passwords in the URL are not supported (use --token)");
+        text_set_err(err, errlen,
+                     "user names or passwords in the URL are not supported (use --token)");
         return HTTPC_EURL;
     }
     if (len > 0 && s[0] == '[') {
         const char *close = memchr(s, ']', len);
         if (!close) {
-            httpc_set_err(err, errlen, "missing ']' after the IPv6 address");
+            text_set_err(err, errlen, "missing ']' after the IPv6 address");
             return HTTPC_EURL;
         }
         hlen = (size_t)(close - s) + 1;
         r = parse_ipv6(s + 1, hlen - 2, u, err, errlen);
         colon = hlen < len ? s + hlen : NULL;
         if (r == 0 && colon && *colon != ':') {
-            httpc_set_err(err, errlen, "unexpected '%c' after the IPv6 address", *colon);
+            text_set_err(err, errlen, "unexpected '%c' after the IPv6 address", *colon);
             return HTTPC_EURL;
         }
     } else {
@@ -149,15 +138,15 @@ static int parse_base(const char *s, struct http_url *u, char *err, size_t errle
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c <= ' ' || c >= 0x7f || c == '?' || c == '#') {
-            httpc_set_err(err, errlen, "the path '%s' may not contain spaces, controls, '?' or '#'",
-                          s);
+            text_set_err(err, errlen, "the path '%s' may not contain spaces, controls, '?' or '#'",
+                         s);
             return HTTPC_EURL;
         }
     }
     while (len > 0 && s[len - 1] == '/')
         len--;
     if (len >= sizeof(u->base)) {
-        httpc_set_err(err, errlen, "path longer than %zu bytes", sizeof(u->base) - 1);
+        text_set_err(err, errlen, "path longer than %zu bytes", sizeof(u->base) - 1);
         return HTTPC_EURL;
     }
     memcpy(u->base, s, len);
@@ -172,13 +161,13 @@ int httpc_parse_url(const char *url, struct http_url *out, char *err, size_t err
     int r;
 
     if (!sep) {
-        httpc_set_err(err, errlen, "'%s' is not a URL: expected http://HOST[:PORT][/PATH]",
-                      url ? url : "");
+        text_set_err(err, errlen, "'%s' is not a URL: expected http://HOST[:PORT][/PATH]",
+                     url ? url : "");
         return HTTPC_EURL;
     }
     if ((size_t)(sep - url) != 4 || strncasecmp(url, "http", 4) != 0) {
-        httpc_set_err(err, errlen, "%.*s:// is not supported: only plain http://HOST[:PORT][/PATH]",
-                      (int)(sep - url), url);
+        text_set_err(err, errlen, "%.*s:// is not supported: only plain http://HOST[:PORT][/PATH]",
+                     (int)(sep - url), url);
         return HTTPC_EURL;
     }
     auth = sep + 3;
@@ -323,17 +312,6 @@ int httpc_parse_head(const char *buf, size_t len, struct httpc_head *out)
     }
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Find the end of the line starting at rd: returns its length without CRLF and sets *next, 0 when
  * incomplete (with *next = 0), or HTTPC_EPROTO when too long. */
 static long chunk_line(const char *buf, size_t len, size_t rd, size_t *next)
@@ -361,10 +339,10 @@ static int chunk_size_line(struct httpc_chunked *st, const char *buf, size_t len
 
     if (llen < 0 || !next)
         return llen < 0 ? HTTPC_EPROTO : 0;
-    for (; i < (size_t)llen && hex_value(s[i]) >= 0; i++) {
+    for (; i < (size_t)llen && text_hex_digit(s[i]) >= 0; i++) {
         if (size > (UINT64_MAX >> 4))
             return HTTPC_EPROTO;
-        size = size << 4 | (uint64_t)hex_value(s[i]);
+        size = size << 4 | (uint64_t)text_hex_digit(s[i]);
     }
     if (i == 0)
         return HTTPC_EPROTO;

@@ -264,6 +264,10 @@ EXTRA_SOURCES = {
     "storage/query/series.c": ["base/grow.c"],
     "storage/query/report_proc.c": ["base/grow.c"],
     "daemon/runs/report.c": ["base/grow.c"],
+    # text_set_err and text_hex_digit
+    "web/query.c": ["base/text.c"],
+    "cli/http/httpc_parse.c": ["base/text.c"],
+    "cli/typeperf_args.c": ["base/text.c"],
 }
 
 
