@@ -11,7 +11,7 @@
  * and the raw tables' own pages per value where SQLite has the dbstat table. Exits 1 if any chunk
  * failed to round-trip. Read-only on DB.
  */
-#include "chunk.h"
+#include "storage/chunk.h"
 
 #include <sqlite3.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  *
  *     bench_collect [ROOT [N]]
  */
-#include "collector.h"
-#include "log.h"
+#include "base/log.h"
+#include "collectors/collector.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -10,8 +10,8 @@
  * For 256 CPUs, 1000 disks and 1000 interfaces: `bench_growth DIR 5`, then
  * `bench_edge DIR/root-8` (the tree bench_growth leaves there).
  */
-#include "log.h"
-#include "run_edges.h"
+#include "base/log.h"
+#include "daemon/runs/run_edges.h"
 
 #include <jansson.h>
 #include <stdint.h>

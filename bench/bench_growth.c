@@ -10,10 +10,10 @@
  *
  * usage: bench_growth [DIR] [TICKS]   (DIR defaults to a new directory under /tmp)
  */
-#include "collector.h"
-#include "db.h"
-#include "delta.h"
-#include "log.h"
+#include "base/log.h"
+#include "collectors/collector.h"
+#include "collectors/model/delta.h"
+#include "storage/db.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,8 +10,8 @@
  *
  * usage: bench_report DB_PATH [N] [RUN_SECONDS]   (default 21, 600)
  */
-#include "reader.h"
-#include "report.h"
+#include "daemon/runs/report.h"
+#include "storage/reader.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  *
  * usage: bench_seed DB_PATH [HOURS]   (default 24)
  */
-#include "db.h"
+#include "storage/db.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -14,8 +14,8 @@
  *
  * usage: bench_track [N] [CHILDREN] [GRANDCHILDREN] [GAP_MS]   (default 200 20 9 0)
  */
-#include "collector.h"
-#include "sample.h"
+#include "collectors/collector.h"
+#include "collectors/model/sample.h"
 
 #include <signal.h>
 #include <stdio.h>

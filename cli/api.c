@@ -3,8 +3,8 @@
  * policy of what to tell the user when it fails (docs/design.md §5: errors are
  * {"error": {"code", "message"}} with a 4xx/5xx status).
  */
-#include "cli.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <math.h>

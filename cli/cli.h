@@ -6,7 +6,7 @@
 #ifndef PERFLOG_CLI_H
 #define PERFLOG_CLI_H
 
-#include "httpc.h"
+#include "cli/http/httpc.h"
 
 #include <jansson.h>
 #include <stddef.h>

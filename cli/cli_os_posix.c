@@ -1,11 +1,11 @@
 /*
- * cli_os_posix.c - cli_os.h with sigaction, open_memstream, isatty and nftw.
+ * cli_os_posix.c - cli_os.h with sigaction, open_memstream, isatty and fts.
  */
-#include "cli_os.h"
+#include "cli/cli_os.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <fts.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,17 +47,35 @@ int cli_stderr_redraws(void)
     return isatty(2);
 }
 
-/* nftw has no argument for its callback: the sums of one walk (the program is single-threaded). */
-static int64_t walk_bytes, walk_files;
-
-static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* The sizes of the regular files below directory `path`, not following links. fts, not nftw: the
+ * sums stay in this frame (nftw's callback has no argument, so they would be globals). Entries
+ * that cannot be read are skipped, as du does. */
+static int walk_sizes(const char *path, int64_t *bytes, int64_t *files, char *err, size_t cap)
 {
-    (void)path;
-    (void)ftw;
-    if (type == FTW_F && S_ISREG(st->st_mode)) {
-        walk_bytes += st->st_size;
-        walk_files++;
+    char *argv[] = {(char *)path, NULL};
+    FTS *fts = fts_open(argv, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
+    FTSENT *e;
+    int64_t b = 0, n = 0;
+
+    if (!fts) {
+        snprintf(err, cap, "%s", strerror(errno));
+        return -1;
     }
+    errno = 0;
+    while ((e = fts_read(fts))) {
+        if (e->fts_info == FTS_F && S_ISREG(e->fts_statp->st_mode)) {
+            b += e->fts_statp->st_size;
+            n++;
+        }
+    }
+    if (errno) {
+        snprintf(err, cap, "%s", strerror(errno));
+        fts_close(fts);
+        return -1;
+    }
+    fts_close(fts);
+    *bytes = b;
+    *files = n;
     return 0;
 }
 
@@ -73,14 +91,7 @@ int cli_path_size(const char *path, int64_t *bytes, int64_t *files, char *err, s
         *bytes = st.st_size;
         return 0;
     }
-    walk_bytes = walk_files = 0;
-    if (nftw(path, walk_one, 32, FTW_PHYS) < 0) {
-        snprintf(err, cap, "%s", strerror(errno));
-        return -1;
-    }
-    *bytes = walk_bytes;
-    *files = walk_files;
-    return 0;
+    return walk_sizes(path, bytes, files, err, cap);
 }
 
 /* The directory of path (".", or "/" for "/x") into buf. */

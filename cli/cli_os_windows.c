@@ -2,8 +2,8 @@
  * cli_os_windows.c - cli_os.h with the C runtime's signal() (it maps Ctrl+C to SIGINT), a
  * temporary file standing in for open_memstream, the console mode and FindFirstFile.
  */
-#include "cli_os.h"
-#include "win_error.h"
+#include "cli/cli_os.h"
+#include "cli/win_error.h"
 
 #include <io.h>
 #include <signal.h>

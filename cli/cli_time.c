@@ -5,10 +5,10 @@
  * the offset of the zone the user typed them in (that of an RFC 3339 time, else the command's:
  * local, or UTC with --utc / --tz utc).
  */
-#include "cli.h"
-#include "csv_zone.h"
-#include "timeparse.h"
-#include "tz.h"
+#include "cli/cli.h"
+#include "collectors/model/timeparse.h"
+#include "storage/query/csv_zone.h"
+#include "storage/query/tz.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,12 +4,12 @@
  * compared by the daemon (GET /api/v1/runs/compare); runs of several hosts by the same table on
  * their reports here (web/report_compare.h), so the figures are the reports' own either way.
  */
-#include "compare.h"
-#include "glob_match.h"
-#include "peer_url.h"
-#include "report_compare.h"
-#include "run.h"
-#include "term_escape.h"
+#include "base/glob_match.h"
+#include "base/term_escape.h"
+#include "cli/compare.h"
+#include "cli/run.h"
+#include "daemon/runs/peer_url.h"
+#include "daemon/runs/report_compare.h"
 
 #include <getopt.h>
 #include <stdio.h>

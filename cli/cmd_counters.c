@@ -3,8 +3,8 @@
  * as `typeperf -q` prints them, so its output can feed scripts written for typeperf. A PATTERN
  * that matches nothing exits 1, as it does in every command (cli_unmatched).
  */
-#include "cli.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <stdio.h>

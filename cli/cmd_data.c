@@ -3,8 +3,8 @@
  * timestamp and one column per series. Times are passed to the server as the user typed them; the
  * server parses them (docs/design.md §5) and its error message is what the user sees.
  */
-#include "cli.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -6,15 +6,15 @@
  * database file is read directly (read-only, no daemon needed, e.g. a copy from another machine)
  * through the same export stream the server uses (web/export.c), so both give the same bytes.
  */
-#include "cli.h"
-#include "cli_os.h"
-#include "csv_zone.h"
-#include "export.h"
-#include "pattern.h"
-#include "reader.h"
-#include "series.h"
-#include "timeparse.h"
-#include "tz.h"
+#include "cli/cli.h"
+#include "cli/cli_os.h"
+#include "collectors/model/pattern.h"
+#include "collectors/model/timeparse.h"
+#include "storage/query/csv_zone.h"
+#include "storage/query/export.h"
+#include "storage/query/series.h"
+#include "storage/query/tz.h"
+#include "storage/reader.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -8,12 +8,12 @@
  * Starting, watching and accounting for CMD is per platform (run_child.h): fork and
  * /proc/self/io on POSIX, CreateProcess and a job object on Windows. The rest is here.
  */
-#include "cli.h"
-#include "cli_os.h"
-#include "compare.h"
-#include "run.h"
-#include "run_child.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/cli.h"
+#include "cli/cli_os.h"
+#include "cli/compare.h"
+#include "cli/run.h"
+#include "cli/run_child.h"
 
 #include <errno.h>
 #include <getopt.h>

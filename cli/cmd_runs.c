@@ -2,10 +2,10 @@
  * cmd_runs.c - `perflog runs` (the runs the daemon knows, newest first) and `perflog report ID`
  * (one run's report, as text rendered by report_fmt.c or as the server's JSON).
  */
-#include "cli.h"
-#include "peer_url.h"
-#include "run.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/cli.h"
+#include "cli/run.h"
+#include "daemon/runs/peer_url.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -2,8 +2,8 @@
  * cmd_status.c - `perflog status`: GET /api/v1/health, shown for people (or raw with --json).
  * The exit code says whether all is well, so scripts and monitors can call it.
  */
-#include "cli.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -15,11 +15,11 @@
  * from two raw samples SI apart); a level (bytes, counts) is the newest value, as in typeperf.
  * SIGINT/SIGTERM finish the current line and exit 0, like Ctrl-C in typeperf.
  */
-#include "cli.h"
-#include "cli_os.h"
-#include "csv.h"
-#include "term_escape.h"
-#include "typeperf.h"
+#include "base/term_escape.h"
+#include "cli/cli.h"
+#include "cli/cli_os.h"
+#include "cli/typeperf.h"
+#include "storage/query/csv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -98,9 +98,9 @@ static int get_json(const struct cli *c, const char *target, json_t **out)
 }
 
 /* -q / -qx: the counter paths, typeperf -q style, to `out`. */
-static int query(const struct cli *c, const struct tp_args *a, FILE *out)
+static int query(const struct cli *c, const struct typeperf_args *a, FILE *out)
 {
-    struct tp_list seen = {0};
+    struct typeperf_list seen = {0};
     const json_t *list, *v;
     json_t *root;
     char path[1024], shown[1024];
@@ -116,12 +116,13 @@ static int query(const struct cli *c, const struct tp_args *a, FILE *out)
                    *ctr = cli_json_str(v, "counter");
         int n;
 
-        if (!obj || !ctr || !tp_object_matches(a->query_object, obj))
+        if (!obj || !ctr || !typeperf_object_matches(a->query_object, obj))
             continue;
-        n = tp_query_path(path, sizeof(path), obj, inst, ctr, a->query == TP_QUERY_INSTANCES);
+        n = typeperf_query_path(path, sizeof(path), obj, inst, ctr,
+                                a->query == TYPEPERF_QUERY_INSTANCES);
         if (n < 0 || (size_t)n >= sizeof(path))
             continue;
-        n = tp_list_add(&seen, path, (size_t)n);
+        n = typeperf_list_add(&seen, path, (size_t)n);
         if (n < 0) {
             fprintf(stderr, "perflog: out of memory\n");
             ret = CLI_EXIT_FAIL;
@@ -135,21 +136,21 @@ static int query(const struct cli *c, const struct tp_args *a, FILE *out)
                 a->query_object);
         ret = CLI_EXIT_FAIL;
     }
-    tp_list_free(&seen);
+    typeperf_list_free(&seen);
     json_decref(root);
     return ret;
 }
 
 /* The columns: concrete paths, and whether each is averaged over -si (a rate or a percentage). */
 struct columns {
-    struct tp_list paths;
+    struct typeperf_list paths;
     unsigned char *avg; /* paths.n flags */
     size_t cap;
 };
 
 static int columns_add(struct columns *cols, const char *path, const char *kind)
 {
-    int rc = tp_list_add(&cols->paths, path, strlen(path));
+    int rc = typeperf_list_add(&cols->paths, path, strlen(path));
 
     if (rc <= 0)
         return rc;
@@ -167,7 +168,7 @@ static int columns_add(struct columns *cols, const char *path, const char *kind)
 
 static void columns_free(struct columns *cols)
 {
-    tp_list_free(&cols->paths);
+    typeperf_list_free(&cols->paths);
     free(cols->avg);
     memset(cols, 0, sizeof(*cols));
 }
@@ -188,11 +189,11 @@ static int resolve_one(const struct cli *c, const char *daemon_host, const char 
     const json_t *list, *v;
     json_t *root, *e;
     char *target = strdup("/api/v1/counters"), why[512];
-    const char *host, *rest = tp_split_host(pat, &host, &(size_t){0});
+    const char *host, *rest = typeperf_split_host(pat, &host, &(size_t){0});
     size_t hostlen = host ? (size_t)(rest - host) : 0, i;
     int ret;
 
-    if (host && !tp_is_local_host(host, hostlen, daemon_host)) {
+    if (host && !typeperf_is_local_host(host, hostlen, daemon_host)) {
         free(target);
         snprintf(why, sizeof(why),
                  "%.*s is not the host of %s (%s); another host's counters come from its own "
@@ -267,7 +268,7 @@ static int health(struct live_state *st)
     return 0;
 }
 
-static char *latest_target(const struct tp_list *pats)
+static char *latest_target(const struct typeperf_list *pats)
 {
     char *t = strdup("/api/v1/latest");
 
@@ -282,7 +283,7 @@ static char *latest_target(const struct tp_list *pats)
 }
 
 /* Column of `path`, trying `hint` first (the answer lists them in the header's order). */
-static long find_col(const struct tp_list *cols, const char *path, size_t hint)
+static long find_col(const struct typeperf_list *cols, const char *path, size_t hint)
 {
     if (hint < cols->n && !strcmp(cols->v[hint], path))
         return (long)hint;
@@ -366,7 +367,7 @@ static void window_rates(struct live_state *st, const json_t *root, int64_t sinc
             const json_t *x = json_array_get(vals, k);
             v[k] = json_is_number(x) ? json_number_value(x) : NAN;
         }
-        st->vals[col] = tp_window_rate(ts, v, n, since_ms);
+        st->vals[col] = typeperf_window_rate(ts, v, n, since_ms);
     }
 out:
     free(ts);
@@ -436,7 +437,7 @@ static void install_signals(void)
 }
 
 /* The rows, until -sc or a signal. */
-static int rows(struct live_state *st, const struct tp_args *a, FILE *out, const char *name)
+static int rows(struct live_state *st, const struct typeperf_args *a, FILE *out, const char *name)
 {
     int64_t last = 0, t = 0, gap = a->si_ms - st->interval_ms / 2;
     int spans = a->si_ms > st->interval_ms + st->interval_ms / 2; /* a row covers >1 tick */
@@ -463,7 +464,7 @@ static int rows(struct live_state *st, const struct tp_args *a, FILE *out, const
         if (r == 0 && t > last && (last == 0 || t - last >= gap)) {
             if (spans && last && (ret = window_fill(st, last, t)) != 0)
                 break;
-            tp_format_row(&b, a->tsv, t, st->vals, st->cols->paths.n);
+            typeperf_format_row(&b, a->tsv, t, st->vals, st->cols->paths.n);
             if ((ret = emit(out, name, &b)) != 0)
                 break;
             last = t;
@@ -481,9 +482,11 @@ static int rows(struct live_state *st, const struct tp_args *a, FILE *out, const
 }
 
 /* Is -s HOST the daemon's host? 0, or CLI_EXIT_FAIL after saying what to do instead. */
-static int check_server_host(const struct cli *c, const struct tp_args *a, const char *daemon_host)
+static int check_server_host(const struct cli *c, const struct typeperf_args *a,
+                             const char *daemon_host)
 {
-    if (!a->server_host || tp_is_local_host(a->server_host, strlen(a->server_host), daemon_host))
+    if (!a->server_host ||
+        typeperf_is_local_host(a->server_host, strlen(a->server_host), daemon_host))
         return 0;
     fprintf(stderr,
             "perflog typeperf: -s %s: %s is the perflogd of host %s; another host's counters "
@@ -493,7 +496,7 @@ static int check_server_host(const struct cli *c, const struct tp_args *a, const
 }
 
 /* Open -o FILE (or the console). NULL after a message. */
-static FILE *open_out(const struct tp_args *a)
+static FILE *open_out(const struct typeperf_args *a)
 {
     FILE *out = a->out ? fopen(a->out, "wb") : stdout;
 
@@ -503,7 +506,7 @@ static FILE *open_out(const struct tp_args *a)
 }
 
 /* Close -o FILE; ret, or CLI_EXIT_FAIL when the file could not be completed. */
-static int close_out(const struct tp_args *a, FILE *out, int ret)
+static int close_out(const struct typeperf_args *a, FILE *out, int ret)
 {
     if (out && out != stdout && fclose(out) != 0 && ret == 0) {
         fprintf(stderr, "perflog typeperf: cannot write %s: %s\n", a->out, strerror(errno));
@@ -512,7 +515,8 @@ static int close_out(const struct tp_args *a, FILE *out, int ret)
     return ret;
 }
 
-static int live(const struct cli *c, const struct tp_args *a, const struct tp_list *pats)
+static int live(const struct cli *c, const struct typeperf_args *a,
+                const struct typeperf_list *pats)
 {
     struct columns cols = {0};
     struct live_state st = {.c = c, .cols = &cols};
@@ -546,14 +550,14 @@ static int live(const struct cli *c, const struct tp_args *a, const struct tp_li
         ret = CLI_EXIT_FAIL;
     if (ret == 0) {
         install_signals();
-        tp_format_header(&b, a->tsv, st.host, cols.paths.v, cols.paths.n);
+        typeperf_format_header(&b, a->tsv, st.host, cols.paths.v, cols.paths.n);
         ret = emit(out, name, &b);
         if (ret == 0)
             ret = rows(&st, a, out, name);
     }
     ret = close_out(a, out, ret);
     if (ret == 0) {
-        fputs(TP_COMPLETED, stdout);
+        fputs(TYPEPERF_COMPLETED, stdout);
         fflush(stdout);
     }
     sbuf_free(&b);
@@ -564,7 +568,7 @@ static int live(const struct cli *c, const struct tp_args *a, const struct tp_li
 }
 
 /* -q / -qx, to the console or -o FILE. */
-static int query_out(const struct cli *c, const struct tp_args *a)
+static int query_out(const struct cli *c, const struct typeperf_args *a)
 {
     struct live_state st = {.c = c};
     FILE *out = NULL;
@@ -584,25 +588,25 @@ static int query_out(const struct cli *c, const struct tp_args *a)
     }
     ret = close_out(a, out, ret);
     if (ret == 0)
-        fputs(TP_COMPLETED, stdout);
+        fputs(TYPEPERF_COMPLETED, stdout);
     return ret;
 }
 
 /* Read, parse and apply -config FILE to *a; *cfg keeps the values a points to. 0 or exit 2. */
-static int load_config(struct tp_args *a, struct tp_config *cfg)
+static int load_config(struct typeperf_args *a, struct typeperf_config *cfg)
 {
     char err[512], *text = NULL;
     size_t len = 0;
-    int line = 0, rc = tp_read_text_file(a->config, &text, &len);
+    int line = 0, rc = typeperf_read_text_file(a->config, &text, &len);
 
     if (rc < 0) {
         fprintf(stderr, "perflog typeperf: -config %s: %s\n", a->config, strerror(-rc));
         return CLI_EXIT_USAGE;
     }
-    rc = tp_config_parse(text, len, cfg, &line, err, sizeof(err));
+    rc = typeperf_config_parse(text, len, cfg, &line, err, sizeof(err));
     free(text);
     if (rc == 0)
-        rc = tp_config_apply(cfg, a, &line, err, sizeof(err));
+        rc = typeperf_config_apply(cfg, a, &line, err, sizeof(err));
     if (rc < 0) {
         fprintf(stderr, "perflog typeperf: %s:%d: %s\n", a->config, line, err);
         return CLI_EXIT_USAGE;
@@ -612,32 +616,32 @@ static int load_config(struct tp_args *a, struct tp_config *cfg)
 
 int cmd_typeperf(const struct cli *c, int argc, char **argv)
 {
-    struct tp_args a;
-    struct tp_config cfg = {0};
+    struct typeperf_args a;
+    struct typeperf_config cfg = {0};
     char err[512];
     int ret = CLI_EXIT_OK;
 
-    if (tp_parse_args(argc, argv, &a, err, sizeof(err)) < 0) {
+    if (typeperf_parse_args(argc, argv, &a, err, sizeof(err)) < 0) {
         fprintf(stderr, "perflog typeperf: %s\n", err);
         cli_print_help(1, help);
-        tp_list_free(&a.paths);
+        typeperf_list_free(&a.paths);
         return CLI_EXIT_USAGE;
     }
     if (a.help) {
         cli_print_help(0, help);
-        tp_list_free(&a.paths);
+        typeperf_list_free(&a.paths);
         return CLI_EXIT_OK;
     }
     if (a.config)
         ret = load_config(&a, &cfg);
     for (size_t i = 0; i < a.ncf && ret == 0; i++) {
-        int rc = tp_read_counter_file(a.cf[i], &a.paths);
+        int rc = typeperf_read_counter_file(a.cf[i], &a.paths);
         if (rc < 0) {
             fprintf(stderr, "perflog typeperf: -cf %s: %s\n", a.cf[i], strerror(-rc));
             ret = CLI_EXIT_FAIL;
         }
     }
-    if (ret == 0 && a.query != TP_QUERY_NONE)
+    if (ret == 0 && a.query != TYPEPERF_QUERY_NONE)
         ret = query_out(c, &a);
     else if (ret == 0 && a.paths.n == 0) {
         fprintf(stderr, "perflog typeperf: give at least one counter path, e.g. "
@@ -646,7 +650,7 @@ int cmd_typeperf(const struct cli *c, int argc, char **argv)
     } else if (ret == 0) {
         ret = live(c, &a, &a.paths);
     }
-    tp_list_free(&a.paths);
-    tp_config_free(&cfg);
+    typeperf_list_free(&a.paths);
+    typeperf_config_free(&cfg);
     return ret;
 }

@@ -6,7 +6,7 @@
 #ifndef PERFLOG_CLI_COMPARE_H
 #define PERFLOG_CLI_COMPARE_H
 
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <jansson.h>
 #include <stdio.h>

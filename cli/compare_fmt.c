@@ -2,8 +2,8 @@
  * compare_fmt.c - the comparison of runs as text, JSON or CSV, and the median, min and max of
  * each figure of repeated runs; see compare.h.
  */
-#include "compare.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/compare.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * fmt.c - how the CLI shows times, durations, sizes and sample values. Pure apart from the clock
  * read of cli_now_ms and the time zone of localtime_r.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <math.h>
 #include <stdio.h>

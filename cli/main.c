@@ -2,7 +2,7 @@
  * main.c - perflog, the client of perflogd: global options (--server, --token, --timeout), then
  * one subcommand from the table below, which parses its own options.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <stdio.h>

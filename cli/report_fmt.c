@@ -5,10 +5,10 @@
  * renderer, so `perflog run` and `perflog report ID` print the same thing. Pure: JSON in, text
  * out.
  */
-#include "cli.h"
-#include "cli_os.h"
-#include "run.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/cli.h"
+#include "cli/cli_os.h"
+#include "cli/run.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,9 +7,9 @@
  * Network figures leave out the loopback interface: it carries perflog's own requests to its
  * daemon, not the copy.
  */
-#include "cli.h"
-#include "run.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/cli.h"
+#include "cli/run.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
  * output through (pipe reads here, the caller's writes to stdout/stderr) are taken off, so rchar
  * and wchar describe CMD, not the pass-through.
  */
-#include "run.h"
-#include "run_child.h"
+#include "cli/run.h"
+#include "cli/run_child.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,9 +17,9 @@
  *
  * The command line itself is made by run_cmdline_windows.c.
  */
-#include "run.h"
-#include "run_child.h"
-#include "win_error.h"
+#include "cli/run.h"
+#include "cli/run_child.h"
+#include "cli/win_error.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,8 +6,8 @@
  * runtime has converted to the ANSI code page (a name outside it would come out as '?'); they are
  * joined with run_win_quote (run_util.c), whose quoting CommandLineToArgvW and the C runtime undo.
  */
-#include "run.h"
-#include "run_child.h"
+#include "cli/run.h"
+#include "cli/run_child.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,11 +2,11 @@
  * run_util.c - the pure pieces of `perflog run` (run.h): shell quoting of the command line, the
  * ring buffer keeping the tail of the tool's output, /proc/PID/io parsing and the live line.
  */
-#include "cli.h"
-#include "peer_url.h"
-#include "pid_io.h"
-#include "run.h"
-#include "utf8.h"
+#include "base/utf8.h"
+#include "cli/cli.h"
+#include "cli/run.h"
+#include "collectors/model/pid_io.h"
+#include "daemon/runs/peer_url.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,10 +1,11 @@
 /*
  * typeperf_args.c - the pure parts of `perflog typeperf`; see typeperf.h.
  */
-#include "csv.h"
-#include "printf_attr.h"
-#include "sbuf.h"
-#include "typeperf.h"
+#include "base/printf_attr.h"
+#include "base/sbuf.h"
+#include "base/text.h"
+#include "cli/typeperf.h"
+#include "storage/query/csv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,20 +18,7 @@
 #define MAX_INTERVAL_S 86400
 #define CF_MAX_BYTES   (16 << 20)
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) PERFLOG_PRINTF(3, 4);
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (!err || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
-int tp_list_add(struct tp_list *l, const char *s, size_t len)
+int typeperf_list_add(struct typeperf_list *l, const char *s, size_t len)
 {
     char *copy;
 
@@ -54,7 +42,7 @@ int tp_list_add(struct tp_list *l, const char *s, size_t len)
     return 1;
 }
 
-void tp_list_free(struct tp_list *l)
+void typeperf_list_free(struct typeperf_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
         free(l->v[i]);
@@ -77,7 +65,7 @@ static long whole(const char *s, size_t len, long max)
     return v <= max ? v : -1;
 }
 
-int tp_parse_interval(const char *s, int *out_ms)
+int typeperf_parse_interval(const char *s, int *out_ms)
 {
     long part[3] = {0, 0, 0}, total;
     size_t nparts = 0;
@@ -109,7 +97,7 @@ int tp_parse_interval(const char *s, int *out_ms)
     return 0;
 }
 
-/* The options with a value of their own; bit i of tp_args.given is opt_names[i]. */
+/* The options with a value of their own; bit i of typeperf_args.given is opt_names[i]. */
 static const char *const opt_names[] = {"si", "sc", "f", "o", "cf", "q", "qx", "s", "y", "config"};
 
 static unsigned opt_bit(const char *name)
@@ -125,7 +113,7 @@ static const char *need_value(int argc, char **argv, int *i, const char *opt, ch
                               size_t errlen)
 {
     if (*i + 1 >= argc) {
-        set_err(err, errlen, "option %s needs a value", opt);
+        text_set_err(err, errlen, "option %s needs a value", opt);
         return NULL;
     }
     return argv[++*i];
@@ -137,7 +125,8 @@ static int is_object_name(const char *s)
     return *s && *s != '-' && !strchr(s + (*s == '\\'), '\\');
 }
 
-static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *err, size_t errlen)
+static int parse_option(int argc, char **argv, int *i, struct typeperf_args *a, char *err,
+                        size_t errlen)
 {
     const char *opt = argv[*i], *name = opt[1] == '-' ? opt + 2 : opt + 1, *v;
 
@@ -145,9 +134,9 @@ static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *
     if (!strcasecmp(name, "si")) {
         if (!(v = need_value(argc, argv, i, opt, err, errlen)))
             return -1;
-        if (tp_parse_interval(v, &a->si_ms) == 0)
+        if (typeperf_parse_interval(v, &a->si_ms) == 0)
             return 0;
-        set_err(err, errlen, "%s: expected [[hh:]mm:]ss, 1 s to 24 h, got '%s'", opt, v);
+        text_set_err(err, errlen, "%s: expected [[hh:]mm:]ss, 1 s to 24 h, got '%s'", opt, v);
         return -1;
     }
     if (!strcasecmp(name, "sc")) {
@@ -156,7 +145,7 @@ static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *
         a->sc = whole(v, strlen(v), 1000000000L);
         if (a->sc >= 1)
             return 0;
-        set_err(err, errlen, "%s: expected a sample count of at least 1, got '%s'", opt, v);
+        text_set_err(err, errlen, "%s: expected a sample count of at least 1, got '%s'", opt, v);
         return -1;
     }
     if (!strcasecmp(name, "f")) {
@@ -166,8 +155,8 @@ static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *
             a->tsv = !strcasecmp(v, "tsv");
             return 0;
         }
-        set_err(err, errlen, "%s: expected CSV or TSV, got '%s' (BIN and SQL are not supported)",
-                opt, v);
+        text_set_err(err, errlen,
+                     "%s: expected CSV or TSV, got '%s' (BIN and SQL are not supported)", opt, v);
         return -1;
     }
     if (!strcasecmp(name, "o")) {
@@ -179,15 +168,15 @@ static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *
         if (!(v = need_value(argc, argv, i, opt, err, errlen)))
             return -1;
         if (a->ncf == sizeof(a->cf) / sizeof(a->cf[0])) {
-            set_err(err, errlen, "%s: at most %zu counter files", opt,
-                    sizeof(a->cf) / sizeof(a->cf[0]));
+            text_set_err(err, errlen, "%s: at most %zu counter files", opt,
+                         sizeof(a->cf) / sizeof(a->cf[0]));
             return -1;
         }
         a->cf[a->ncf++] = v;
         return 0;
     }
     if (!strcasecmp(name, "q") || !strcasecmp(name, "qx")) {
-        a->query = !strcasecmp(name, "qx") ? TP_QUERY_INSTANCES : TP_QUERY_PATHS;
+        a->query = !strcasecmp(name, "qx") ? TYPEPERF_QUERY_INSTANCES : TYPEPERF_QUERY_PATHS;
         if (*i + 1 < argc && is_object_name(argv[*i + 1]))
             a->query_object = argv[++*i];
         return 0;
@@ -212,11 +201,11 @@ static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *
         a->help = 1;
         return 0;
     }
-    set_err(err, errlen, "unknown option '%s'", opt);
+    text_set_err(err, errlen, "unknown option '%s'", opt);
     return -1;
 }
 
-int tp_parse_args(int argc, char **argv, struct tp_args *a, char *err, size_t errlen)
+int typeperf_parse_args(int argc, char **argv, struct typeperf_args *a, char *err, size_t errlen)
 {
     memset(a, 0, sizeof(*a));
     a->si_ms = 1000;
@@ -227,10 +216,10 @@ int tp_parse_args(int argc, char **argv, struct tp_args *a, char *err, size_t er
             if (parse_option(argc, argv, &i, a, err, errlen) < 0)
                 return -1;
         } else if (!*s) {
-            set_err(err, errlen, "an empty counter path");
+            text_set_err(err, errlen, "an empty counter path");
             return -1;
-        } else if (tp_list_add(&a->paths, s, strlen(s)) < 0) {
-            set_err(err, errlen, "out of memory");
+        } else if (typeperf_list_add(&a->paths, s, strlen(s)) < 0) {
+            text_set_err(err, errlen, "out of memory");
             return -1;
         }
     }
@@ -242,7 +231,7 @@ static int is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-int tp_parse_counter_text(const char *text, size_t len, struct tp_list *l)
+int typeperf_parse_counter_text(const char *text, size_t len, struct typeperf_list *l)
 {
     size_t pos = 0;
     int count = 0;
@@ -265,14 +254,14 @@ int tp_parse_counter_text(const char *text, size_t len, struct tp_list *l)
         }
         if (b == e || text[b] == '#')
             continue;
-        if (tp_list_add(l, text + b, e - b) < 0)
+        if (typeperf_list_add(l, text + b, e - b) < 0)
             return -ENOMEM;
         count++;
     }
     return count;
 }
 
-int tp_read_text_file(const char *path, char **buf, size_t *len)
+int typeperf_read_text_file(const char *path, char **buf, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     char *b;
@@ -299,14 +288,14 @@ int tp_read_text_file(const char *path, char **buf, size_t *len)
     return 0;
 }
 
-int tp_read_counter_file(const char *path, struct tp_list *l)
+int typeperf_read_counter_file(const char *path, struct typeperf_list *l)
 {
     char *buf = NULL;
     size_t n = 0;
-    int rc = tp_read_text_file(path, &buf, &n);
+    int rc = typeperf_read_text_file(path, &buf, &n);
 
     if (rc == 0) {
-        rc = tp_parse_counter_text(buf, n, l);
+        rc = typeperf_parse_counter_text(buf, n, l);
         free(buf);
     }
     return rc;
@@ -325,9 +314,9 @@ static const struct cfg_key {
 #define NKEYS    (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
 #define KEY_LIST "c, cf, f, o, q, qx, s, sc, si, y"
 
-/* The state of tp_config_parse between lines. */
+/* The state of typeperf_config_parse between lines. */
 struct cfg_parse {
-    struct tp_config *cfg;
+    struct typeperf_config *cfg;
     const struct cfg_key *cur; /* the last key named, NULL before the first */
     int cur_line;
     size_t cur_values;
@@ -349,14 +338,14 @@ static char *dup_n(const char *s, size_t len)
     return d;
 }
 
-static int cfg_push(struct tp_config *cfg, const char *key, const char *value, size_t vlen,
+static int cfg_push(struct typeperf_config *cfg, const char *key, const char *value, size_t vlen,
                     int line)
 {
-    struct tp_config_entry *e;
+    struct typeperf_config_entry *e;
 
     if (cfg->n == cfg->cap) {
         size_t cap = cfg->cap ? cfg->cap * 2 : 8;
-        struct tp_config_entry *v = realloc(cfg->v, cap * sizeof(*v));
+        struct typeperf_config_entry *v = realloc(cfg->v, cap * sizeof(*v));
         if (!v)
             return -ENOMEM;
         cfg->v = v;
@@ -417,7 +406,7 @@ static int cfg_value(struct cfg_parse *p, const char *v, size_t len, int line)
                         p->cur_line);
     p->cur_values++;
     if (k->values == KEY_OPTIONAL) { /* its entry was made by the key's line */
-        struct tp_config_entry *e = &p->cfg->v[p->cfg->n - 1];
+        struct typeperf_config_entry *e = &p->cfg->v[p->cfg->n - 1];
         e->value = dup_n(v, len);
         return e->value ? 0 : -ENOMEM;
     }
@@ -475,8 +464,8 @@ static int cfg_key_line(struct cfg_parse *p, const char *text, size_t b, size_t 
     return vb < ve ? cfg_value(p, text + vb, ve - vb, line) : 0;
 }
 
-int tp_config_parse(const char *text, size_t len, struct tp_config *cfg, int *line, char *err,
-                    size_t errlen)
+int typeperf_config_parse(const char *text, size_t len, struct typeperf_config *cfg, int *line,
+                          char *err, size_t errlen)
 {
     struct cfg_parse p = {.cfg = cfg, .line = line, .err = err, .errlen = errlen};
     size_t pos = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
@@ -504,11 +493,11 @@ int tp_config_parse(const char *text, size_t len, struct tp_config *cfg, int *li
     if (rc == 0)
         rc = cfg_key_done(&p);
     if (rc == -ENOMEM)
-        set_err(err, errlen, "out of memory");
+        text_set_err(err, errlen, "out of memory");
     return rc;
 }
 
-void tp_config_free(struct tp_config *cfg)
+void typeperf_config_free(struct typeperf_config *cfg)
 {
     for (size_t i = 0; i < cfg->n; i++) {
         free(cfg->v[i].key);
@@ -518,11 +507,11 @@ void tp_config_free(struct tp_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
 }
 
-int tp_config_apply(const struct tp_config *cfg, struct tp_args *a, int *line, char *err,
-                    size_t errlen)
+int typeperf_config_apply(const struct typeperf_config *cfg, struct typeperf_args *a, int *line,
+                          char *err, size_t errlen)
 {
     for (size_t n = 0; n < cfg->n; n++) {
-        const struct tp_config_entry *e = &cfg->v[n];
+        const struct typeperf_config_entry *e = &cfg->v[n];
         char opt[8];
         char *argv[2] = {opt, e->value};
         unsigned given = a->given;
@@ -530,8 +519,8 @@ int tp_config_apply(const struct tp_config *cfg, struct tp_args *a, int *line, c
 
         *line = e->line;
         if (!strcmp(e->key, "c")) {
-            if (tp_list_add(&a->paths, e->value, strlen(e->value)) < 0) {
-                set_err(err, errlen, "out of memory");
+            if (typeperf_list_add(&a->paths, e->value, strlen(e->value)) < 0) {
+                text_set_err(err, errlen, "out of memory");
                 return -1;
             }
             continue;
@@ -547,15 +536,15 @@ int tp_config_apply(const struct tp_config *cfg, struct tp_args *a, int *line, c
     return 0;
 }
 
-int tp_query_path(char *buf, size_t cap, const char *object, const char *instance,
-                  const char *counter, int with_instances)
+int typeperf_query_path(char *buf, size_t cap, const char *object, const char *instance,
+                        const char *counter, int with_instances)
 {
     if (!instance)
         return snprintf(buf, cap, "\\%s\\%s", object, counter);
     return snprintf(buf, cap, "\\%s(%s)\\%s", object, with_instances ? instance : "*", counter);
 }
 
-int tp_object_matches(const char *want, const char *object)
+int typeperf_object_matches(const char *want, const char *object)
 {
     if (!want)
         return 1;
@@ -564,7 +553,7 @@ int tp_object_matches(const char *want, const char *object)
     return strcasecmp(want, object) == 0;
 }
 
-const char *tp_split_host(const char *path, const char **host, size_t *hostlen)
+const char *typeperf_split_host(const char *path, const char **host, size_t *hostlen)
 {
     const char *end;
 
@@ -586,7 +575,7 @@ static int first_label_of(const char *a, size_t alen, const char *b)
     return alen > 0 && !strncasecmp(a, b, alen) && b[alen] == '.' && !memchr(a, '.', alen);
 }
 
-int tp_is_local_host(const char *name, size_t len, const char *daemon_host)
+int typeperf_is_local_host(const char *name, size_t len, const char *daemon_host)
 {
     static const char *const self[] = {"localhost", "127.0.0.1", "::1", "."};
     size_t dlen = daemon_host ? strlen(daemon_host) : 0;
@@ -606,7 +595,7 @@ int tp_is_local_host(const char *name, size_t len, const char *daemon_host)
            !strchr(daemon_host, '.');
 }
 
-double tp_window_rate(const int64_t *ts, const double *v, size_t n, int64_t since_ms)
+double typeperf_window_rate(const int64_t *ts, const double *v, size_t n, int64_t since_ms)
 {
     double sum = 0, elapsed = 0;
     int64_t prev = since_ms;
@@ -623,7 +612,7 @@ double tp_window_rate(const int64_t *ts, const double *v, size_t n, int64_t sinc
     return elapsed > 0 ? sum / elapsed : NAN;
 }
 
-void tp_format_header(struct sbuf *b, int tsv, const char *host, char *const *paths, size_t n)
+void typeperf_format_header(struct sbuf *b, int tsv, const char *host, char *const *paths, size_t n)
 {
     enum csv_format f = tsv ? CSV_TAB : CSV_COMMA;
 
@@ -633,7 +622,7 @@ void tp_format_header(struct sbuf *b, int tsv, const char *host, char *const *pa
     csv_end_line(b);
 }
 
-void tp_format_row(struct sbuf *b, int tsv, int64_t t_ms, const double *vals, size_t n)
+void typeperf_format_row(struct sbuf *b, int tsv, int64_t t_ms, const double *vals, size_t n)
 {
     enum csv_format f = tsv ? CSV_TAB : CSV_COMMA;
 

@@ -1,7 +1,7 @@
 /*
  * win_error_windows.c - see win_error.h.
  */
-#include "win_error.h"
+#include "cli/win_error.h"
 
 #include <stdio.h>
 #include <string.h>

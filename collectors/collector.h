@@ -8,8 +8,8 @@
 #ifndef PERFLOG_COLLECTOR_H
 #define PERFLOG_COLLECTOR_H
 
-#include "collector_config.h"
-#include "sample.h"
+#include "collectors/model/collector_config.h"
+#include "collectors/model/sample.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /*
  * edge.c - the platform-independent half of the edge readings of collector.h.
  */
-#include "collector.h"
+#include "collectors/collector.h"
 
 #include <stdlib.h>
 

@@ -1,8 +1,8 @@
 /*
  * glob.c - include/exclude selection of devices and interfaces, shared by every platform.
  */
-#include "collector.h"
-#include "glob_match.h"
+#include "base/glob_match.h"
+#include "collectors/collector.h"
 
 static int any_match(const char *name, const char *const *globs, size_t n)
 {

@@ -3,8 +3,8 @@
  * open (open(2): "O_NONBLOCK ... the open() for reading-only returns without delay"), then fstat
  * the descriptor itself, so what is judged is what is read.
  */
-#include "cfg_file.h"
-#include "log.h"
+#include "base/log.h"
+#include "config/cfg_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,8 +2,8 @@
  * cfg_file_windows.c - cfg_file_open on Windows: the file system holds no FIFOs, but a path may
  * name a directory or a device (CON, \\.\pipe\x), which fstat tells from a regular file.
  */
-#include "cfg_file.h"
-#include "log.h"
+#include "base/log.h"
+#include "config/cfg_file.h"
 
 #include <errno.h>
 #include <sys/stat.h>

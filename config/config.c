@@ -3,12 +3,12 @@
  * all-or-nothing (work on a copy, swap it in on success). Reading the file and getting its text
  * through Jansson happens here; judging the parsed values happens in config_keys.c.
  */
-#include "config.h"
+#include "config/config.h"
 
-#include "cfg_file.h"
-#include "config_keys.h"
-#include "json_locate.h"
-#include "log.h"
+#include "base/log.h"
+#include "config/cfg_file.h"
+#include "config/config_keys.h"
+#include "config/json_locate.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,10 +19,11 @@
     (1024 * 1024) /* a config is a few hundred bytes; refuse to slurp a disk image */
 
 /*
- * The default globs are static so cfg_defaults cannot fail; cfg_glob_release recognises them.
- * Writable arrays, not literals, because the lists hold char *.
+ * The default globs are static so cfg_defaults cannot fail; cfg_glob_release recognises them. The
+ * lists hold char * (a parsed glob is the list's to free), so these go in cast; nothing writes a
+ * glob, and being const they are read-only memory, where a write would fault at once.
  */
-static char glob_loop[] = "loop*", glob_ram[] = "ram*", glob_zram[] = "zram*";
+static const char glob_loop[] = "loop*", glob_ram[] = "ram*", glob_zram[] = "zram*";
 
 static int glob_is_static(const char *glob)
 {
@@ -44,9 +45,9 @@ void cfg_defaults(struct cfg *c)
     c->interval_ms = 1000;
     c->log_level = LOG_LVL_INFO;
     snprintf(c->root, sizeof(c->root), "/");
-    c->disk_exclude[0] = glob_loop;
-    c->disk_exclude[1] = glob_ram;
-    c->disk_exclude[2] = glob_zram;
+    c->disk_exclude[0] = (char *)glob_loop;
+    c->disk_exclude[1] = (char *)glob_ram;
+    c->disk_exclude[2] = (char *)glob_zram;
     c->n_disk_exclude = 3;
     c->raw_days = 7;
     c->minute_days = 90;

@@ -10,7 +10,7 @@
 #ifndef PERFLOG_CONFIG_H
 #define PERFLOG_CONFIG_H
 
-#include "collector_config.h"
+#include "collectors/model/collector_config.h"
 
 #include <stddef.h>
 #include <stdint.h>

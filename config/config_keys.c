@@ -3,10 +3,10 @@
  * range), one checker per type shared by the file and the command line, and messages that say
  * where a value was written and what was expected instead.
  */
-#include "config_keys.h"
+#include "config/config_keys.h"
 
-#include "json_locate.h"
-#include "log.h"
+#include "base/log.h"
+#include "config/json_locate.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -6,8 +6,8 @@
 #ifndef PERFLOG_CONFIG_KEYS_H
 #define PERFLOG_CONFIG_KEYS_H
 
-#include "config.h"
-#include "printf_attr.h"
+#include "base/printf_attr.h"
+#include "config/config.h"
 
 #include <jansson.h>
 #include <stddef.h>

@@ -6,9 +6,9 @@
  * It keeps one frame per open object or array and reports an event each time a member starts:
  * a key read in an object, or the first token of an array element.
  */
-#include "json_locate.h"
+#include "config/json_locate.h"
 
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>

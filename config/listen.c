@@ -3,7 +3,7 @@
  * bracketed IPv6 literal ("[::1]:9931"). Pure text checks, no resolver and no socket headers, so
  * the same code runs on every platform; the HTTP server resolves the host when it binds.
  */
-#include "config.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <string.h>

@@ -3,20 +3,20 @@
  * writer, and handle the platform's requests (platform.h; on Linux SIGTERM/SIGINT: flush and exit
  * 0, SIGHUP: reload the config).
  */
-#include "clock.h"
-#include "config.h"
-#include "db.h"
-#include "db_lock.h"
-#include "http.h"
-#include "live.h"
-#include "log.h"
-#include "notify.h"
-#include "platform.h"
-#include "queue.h"
-#include "runs.h"
-#include "runs_db.h"
-#include "sampler.h"
-#include "writer.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "config/config.h"
+#include "daemon/notify.h"
+#include "daemon/platform.h"
+#include "daemon/queue.h"
+#include "daemon/runs/runs.h"
+#include "daemon/sampler.h"
+#include "daemon/writer.h"
+#include "storage/db.h"
+#include "storage/db_lock.h"
+#include "storage/query/live.h"
+#include "storage/runs_db.h"
+#include "web/http.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -225,9 +225,6 @@ static int run_window(void *arg, int64_t id, struct reader_run *out)
     return 0;
 }
 
-/* Times the main thread came out of its wait for a signal (a debug counter for health). */
-static _Atomic uint64_t main_wakeups;
-
 /* What the API's health and /metrics read: the running threads' counters. */
 struct daemon_parts {
     struct sampler *sp;
@@ -235,6 +232,7 @@ struct daemon_parts {
     struct tick_queue *q;
     struct runs *runs;
     int64_t max_db_bytes; /* the cap at start (a reload changes the writer's, not this copy) */
+    _Atomic uint64_t main_wakeups; /* times the main thread came out of its wait for a signal */
 };
 
 static void daemon_stats(void *arg, struct api_stats *out)
@@ -264,7 +262,7 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->in_flight = qs.in_flight;
     out->dropped = qs.dropped;
     out->wakeups_runs = d->runs ? runs_wakeups(d->runs) : 0;
-    out->wakeups_main = atomic_load(&main_wakeups);
+    out->wakeups_main = atomic_load(&d->main_wakeups);
 }
 
 static int listen_is_loopback(const struct cfg *c)
@@ -414,17 +412,19 @@ static void service_reloaded(struct service *svc, struct daemon_parts *d)
 }
 
 /* SIGHUP: re-read the config; apply what can change live, log what needs a restart. */
-/* The token settings in force, swapped by reload(); old ones are kept until exit because an
- * HTTP worker may still read them. */
-static _Atomic(struct api_auth *) api_auth_live;
-static struct api_auth *api_auth_old[64];
-static size_t api_auth_nold;
+/* The token settings in force (the API reads `live`), swapped by reload(); old ones are kept until
+ * exit because an HTTP worker may still read them. Only the main thread writes. */
+struct auth_store {
+    _Atomic(struct api_auth *) live;
+    struct api_auth *old[64];
+    size_t nold;
+};
 
-static void publish_auth(const struct cfg *c)
+static void publish_auth(struct auth_store *st, const struct cfg *c)
 {
     struct api_auth *a = calloc(1, sizeof(*a)), *old;
 
-    if (!a || api_auth_nold == sizeof(api_auth_old) / sizeof(api_auth_old[0])) {
+    if (!a || st->nold == sizeof(st->old) / sizeof(st->old[0])) {
         free(a);
         log_warnx("reload: the auth token is not changed (too many reloads or out of memory); "
                   "restart perflogd to apply it");
@@ -432,17 +432,17 @@ static void publish_auth(const struct cfg *c)
     }
     memcpy(a->token, c->auth_token, sizeof(a->token));
     a->read = c->auth_read;
-    old = atomic_exchange(&api_auth_live, a);
+    old = atomic_exchange(&st->live, a);
     if (old)
-        api_auth_old[api_auth_nold++] = old;
+        st->old[st->nold++] = old;
 }
 
-static void free_auth(void)
+static void free_auth(struct auth_store *st)
 {
-    free(atomic_exchange(&api_auth_live, NULL));
-    for (size_t i = 0; i < api_auth_nold; i++)
-        free(api_auth_old[i]);
-    api_auth_nold = 0;
+    free(atomic_exchange(&st->live, NULL));
+    for (size_t i = 0; i < st->nold; i++)
+        free(st->old[i]);
+    st->nold = 0;
 }
 
 /* Log each key a reload cannot apply to the running daemon. */
@@ -463,7 +463,7 @@ static void log_restart_keys(const struct cfg *cur, const struct cfg *next)
 }
 
 static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, struct writer *w,
-                   struct runs *runs)
+                   struct runs *runs, struct auth_store *auth)
 {
     struct cfg next;
     struct sampler_settings ss;
@@ -483,7 +483,7 @@ static void reload(const struct cli *cli, struct cfg *cur, struct sampler *sp, s
     }
     log_restart_keys(cur, &next);
     if (strcmp(next.auth_token, cur->auth_token) != 0 || next.auth_read != cur->auth_read) {
-        publish_auth(&next);
+        publish_auth(auth, &next);
         log_info("reload: the API's auth token settings changed");
     }
     log_set_level((enum log_level)next.log_level);
@@ -516,12 +516,14 @@ static int daemon_main(int argc, char **argv)
     struct runs *runs = NULL;
     struct follow_set *follow = NULL;
     struct http_server *srv = NULL;
-    struct daemon_parts parts;
+    struct daemon_parts parts = {0};
+    struct auth_store auth = {0};
     struct service svc = {0};
     struct api_env env = {0};
     char err[16384], host[256] = "localhost"; /* a config file has up to 20 errors */
-    /* The API reads these while a reload rewrites cfg: its own copies, fixed until restart. */
-    static char api_db[sizeof(cfg.db)], api_token[sizeof(cfg.auth_token)];
+    /* The API reads these while a reload rewrites cfg: its own copies, fixed until restart (the
+     * HTTP threads stop before this function returns). */
+    char api_db[sizeof(cfg.db)], api_token[sizeof(cfg.auth_token)];
     const char *what = "";
     enum platform_request req;
     int rc, status = 1, wait_ms;
@@ -556,7 +558,7 @@ static int daemon_main(int argc, char **argv)
     }
     q = queue_new((size_t)cfg.max_held_ticks);
     writer_settings_of(&cfg, &ws);
-    if (!q || !(w = writer_start(db, q, &ws, err, sizeof(err)))) {
+    if (!q || !(w = writer_start_take(db, q, &ws, err, sizeof(err)))) {
         log_error("%s", q ? err : "out of memory");
         goto out;
     }
@@ -575,10 +577,14 @@ static int daemon_main(int argc, char **argv)
         snprintf(err, sizeof(err), "the run manager did not start");
     }
     if (sp) {
-        parts = (struct daemon_parts){sp, w, q, runs, cfg.max_db_bytes};
+        parts.sp = sp;
+        parts.w = w;
+        parts.q = q;
+        parts.runs = runs;
+        parts.max_db_bytes = cfg.max_db_bytes;
         memcpy(api_db, cfg.db, sizeof(api_db));
         memcpy(api_token, cfg.auth_token, sizeof(api_token));
-        publish_auth(&cfg);
+        publish_auth(&auth, &cfg);
         env = (struct api_env){.host = host,
                                .version = PERFLOG_VERSION,
                                .cpu_ticks_per_s = collector_cpu_ticks_per_s(),
@@ -586,7 +592,7 @@ static int daemon_main(int argc, char **argv)
                                .interval_ms = cfg.interval_ms,
                                .start_wall_ms = clock_wall_ns() / 1000000,
                                .auth_token = api_token,
-                               .auth = &api_auth_live,
+                               .auth = &auth.live,
                                .auth_read = cfg.auth_read,
                                .max_points = cfg.max_points,
                                .request_timeout_ms = (int64_t)cfg.request_timeout_s * 1000,
@@ -611,7 +617,7 @@ static int daemon_main(int argc, char **argv)
     wait_ms = service_poll(&svc, &parts);
     for (;;) {
         req = platform_request_wait(wait_ms, &what);
-        atomic_fetch_add(&main_wakeups, 1);
+        atomic_fetch_add(&parts.main_wakeups, 1);
         if (req == PLATFORM_NONE) {
             wait_ms = service_poll(&svc, &parts);
             continue;
@@ -620,7 +626,7 @@ static int daemon_main(int argc, char **argv)
             log_info("%s: reloading %s", what,
                      cli.config_path ? cli.config_path : "(no config file, defaults)");
             service_reloading(&svc);
-            reload(&cli, &cfg, sp, w, runs);
+            reload(&cli, &cfg, sp, w, runs, &auth);
             service_reloaded(&svc, &parts);
             continue;
         }
@@ -641,7 +647,7 @@ out:
     queue_free(q);
     live_free(live);
     follow_set_free(follow);
-    free_auth();
+    free_auth(&auth);
     notify_free(svc.n);
     db_lock_release(lock);
     cfg_release(&cfg);

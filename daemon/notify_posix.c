@@ -7,9 +7,9 @@
  * address is sent with every datagram (sendto, not connect) so a manager that re-executes itself
  * and re-binds the socket is still reached.
  */
-#include "notify_posix.h"
+#include "daemon/notify_posix.h"
 
-#include "log.h"
+#include "base/log.h"
 
 #include <errno.h>
 #include <stdatomic.h>

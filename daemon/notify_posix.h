@@ -5,7 +5,7 @@
 #ifndef PERFLOG_NOTIFY_POSIX_H
 #define PERFLOG_NOTIFY_POSIX_H
 
-#include "notify.h"
+#include "daemon/notify.h"
 
 #include <sys/socket.h>
 #include <sys/types.h>

@@ -2,8 +2,8 @@
  * notify_windows.c - notify.h on Windows: the readiness messages the daemon sends to systemd on
  * Linux become service states for the service control manager. Outside a service, a no-op.
  */
-#include "notify.h"
-#include "service_windows.h"
+#include "daemon/notify.h"
+#include "daemon/service_windows.h"
 
 #include <stdlib.h>
 #include <string.h>

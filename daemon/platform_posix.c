@@ -3,7 +3,7 @@
  * process), stopped by SIGTERM or SIGINT, reloaded by SIGHUP. The signals are blocked in every
  * thread and taken synchronously by the main thread with sigtimedwait.
  */
-#include "platform.h"
+#include "daemon/platform.h"
 
 #include <errno.h>
 #include <pthread.h>

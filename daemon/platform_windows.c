@@ -4,9 +4,9 @@
  * (service_windows.c) the service control manager's stop and shutdown do the same and its
  * "parameters changed" control reloads the config, as SIGHUP does.
  */
-#include "log.h"
-#include "platform.h"
-#include "service_windows.h"
+#include "base/log.h"
+#include "daemon/platform.h"
+#include "daemon/service_windows.h"
 
 #include <stdio.h>
 #include <string.h>

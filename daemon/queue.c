@@ -1,9 +1,9 @@
 /*
  * queue.c - bounded tick queue (a ring) with give-back; see queue.h.
  */
-#include "queue.h"
+#include "daemon/queue.h"
 
-#include "monocond.h"
+#include "base/monocond.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -84,7 +84,7 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-size_t queue_push(struct tick_queue *q, struct tick *t)
+size_t queue_push_take(struct tick_queue *q, struct tick *t)
 {
     size_t dropped = 0;
 
@@ -167,7 +167,7 @@ int queue_wait(struct tick_queue *q, int64_t timeout_ms)
     return has;
 }
 
-size_t queue_take(struct tick_queue *q, struct tick **out, size_t max, int64_t timeout_ms)
+size_t queue_pop(struct tick_queue *q, struct tick **out, size_t max, int64_t timeout_ms)
 {
     size_t k = 0;
 
@@ -187,7 +187,7 @@ size_t queue_take(struct tick_queue *q, struct tick **out, size_t max, int64_t t
     return k;
 }
 
-void queue_taken_done(struct tick_queue *q, size_t n)
+void queue_pop_done(struct tick_queue *q, size_t n)
 {
     pthread_mutex_lock(&q->lock);
     q->in_flight -= n <= q->in_flight ? n : q->in_flight;
@@ -195,7 +195,7 @@ void queue_taken_done(struct tick_queue *q, size_t n)
     pthread_mutex_unlock(&q->lock);
 }
 
-void queue_give_back(struct tick_queue *q, struct tick **ticks, size_t n)
+void queue_give_back_take(struct tick_queue *q, struct tick **ticks, size_t n)
 {
     pthread_mutex_lock(&q->lock);
     q->in_flight -= n <= q->in_flight ? n : q->in_flight;

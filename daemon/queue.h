@@ -10,7 +10,7 @@
 #ifndef PERFLOG_QUEUE_H
 #define PERFLOG_QUEUE_H
 
-#include "sample.h"
+#include "collectors/model/sample.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,21 +28,21 @@ struct tick_queue *queue_new(size_t capacity); /* capacity >= 2; NULL on out of 
 void queue_free(struct tick_queue *q);         /* frees held ticks too; accepts NULL */
 
 /* Hand `t` to the queue (it owns it now). Returns the number of ticks dropped to make room. */
-size_t queue_push(struct tick_queue *q, struct tick *t);
+size_t queue_push_take(struct tick_queue *q, struct tick *t);
 
 /*
  * Wait up to `timeout_ms` for ticks, then move up to `max` of the oldest into out[] (the caller
  * owns them until it frees them or gives them back). Never more than half the capacity, so the
  * sampler always finds something to drop first. Returns the count (0 on timeout or close).
  */
-size_t queue_take(struct tick_queue *q, struct tick **out, size_t max, int64_t timeout_ms);
+size_t queue_pop(struct tick_queue *q, struct tick **out, size_t max, int64_t timeout_ms);
 
 /* The writer is done with n taken ticks: written (caller frees them) or ... */
-void queue_taken_done(struct tick_queue *q, size_t n);
+void queue_pop_done(struct tick_queue *q, size_t n);
 /* ... not written: they go back to the front, oldest first, dropping the oldest past the bound. */
-void queue_give_back(struct tick_queue *q, struct tick **ticks, size_t n);
+void queue_give_back_take(struct tick_queue *q, struct tick **ticks, size_t n);
 
-/* Wake a waiting queue_take for good (shutdown); pushes still work. */
+/* Wake a waiting queue_pop for good (shutdown); pushes still work. */
 void queue_close(struct tick_queue *q);
 /* Wait up to timeout_ms for a push (or close). Returns 1 if ticks are queued. */
 int queue_wait(struct tick_queue *q, int64_t timeout_ms);

@@ -6,13 +6,13 @@
  * previous tick, so rates stay right whatever the wall clock does. A tick that comes more than
  * half an interval late is one longer interval and counts as missed; nothing is invented.
  */
-#include "sampler.h"
+#include "daemon/sampler.h"
 
-#include "clock.h"
-#include "delta.h"
-#include "log.h"
-#include "monocond.h"
-#include "thread_prio.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/monocond.h"
+#include "base/thread_prio.h"
+#include "collectors/model/delta.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -238,9 +238,9 @@ static void *sampler_main(void *arg)
         /* Publish first: after the push the queue's reference belongs to the writer, which may
          * drop it at once. */
         if (t && sp->live)
-            live_publish(sp->live, t);
+            live_publish_ref(sp->live, t);
         if (t)
-            queue_push(sp->queue, t);
+            queue_push_take(sp->queue, t);
         else
             log_error("sampler: out of memory; tick at %lld dropped", (long long)(wall / 1000000));
         atomic_store(&sp->st.last_tick_wall_ms, wall / 1000000);

@@ -5,10 +5,10 @@
 #ifndef PERFLOG_SAMPLER_H
 #define PERFLOG_SAMPLER_H
 
-#include "collector.h"
-#include "follow.h"
-#include "live.h"
-#include "queue.h"
+#include "collectors/collector.h"
+#include "daemon/queue.h"
+#include "daemon/runs/follow.h"
+#include "storage/query/live.h"
 
 #include <stdint.h>
 

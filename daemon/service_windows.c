@@ -9,9 +9,9 @@
  * returns, and service_main reports SERVICE_STOPPED with its exit code. References: "Service
  * Programs", "Writing a ServiceMain Function", "SERVICE_FAILURE_ACTIONS" (learn.microsoft.com).
  */
-#include "service_windows.h"
+#include "daemon/service_windows.h"
 
-#include "log.h"
+#include "base/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #ifndef PERFLOG_SERVICE_WINDOWS_H
 #define PERFLOG_SERVICE_WINDOWS_H
 
-#include "platform.h"
+#include "daemon/platform.h"
 
 #define SERVICE_NAME_W    L"perflogd"
 #define SERVICE_DISPLAY_W L"perflog daemon"

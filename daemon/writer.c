@@ -11,11 +11,11 @@
  * ticks' time as well as the monotonic clock: the same thing in a daemon, but a sampler whose
  * clock runs faster for a test gets the maintenance its ticks would have had.
  */
-#include "writer.h"
+#include "daemon/writer.h"
 
-#include "clock.h"
-#include "log.h"
-#include "monocond.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/monocond.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -78,7 +78,7 @@ static int writer_pause(struct writer *w, int64_t ms)
 /* Take and write one batch. Returns ticks written, 0 when none were queued, or negative errno. */
 static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
 {
-    size_t n = queue_take(w->queue, w->batch, max, wait_ms);
+    size_t n = queue_pop(w->queue, w->batch, max, wait_ms);
     int rc;
 
     if (n == 0)
@@ -88,7 +88,7 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
     if (rc == -ENOSPC && db_checkpoint(w->db) == 0)
         rc = db_write_ticks(w->db, w->batch, n);
     if (rc < 0) {
-        queue_give_back(w->queue, w->batch, n);
+        queue_give_back_take(w->queue, w->batch, n);
         pthread_mutex_lock(&w->lock);
         w->stats.write_failures++;
         w->stats.last_error = rc;
@@ -106,7 +106,7 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
         pthread_mutex_unlock(&w->lock);
         return rc;
     }
-    queue_taken_done(w->queue, n);
+    queue_pop_done(w->queue, n);
     for (size_t i = 0; i < n; i++) {
         if (w->batch[i]->wall_ms > w->newest_tick_ms)
             w->newest_tick_ms = w->batch[i]->wall_ms;
@@ -251,8 +251,8 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-struct writer *writer_start(struct db *db, struct tick_queue *q, const struct writer_settings *s,
-                            char *err, size_t errlen)
+struct writer *writer_start_take(struct db *db, struct tick_queue *q,
+                                 const struct writer_settings *s, char *err, size_t errlen)
 {
     struct writer *w = calloc(1, sizeof(*w));
     int rc;

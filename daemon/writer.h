@@ -6,8 +6,8 @@
 #ifndef PERFLOG_WRITER_H
 #define PERFLOG_WRITER_H
 
-#include "db.h"
-#include "queue.h"
+#include "daemon/queue.h"
+#include "storage/db.h"
 
 #include <stdint.h>
 
@@ -33,8 +33,8 @@ struct writer_stats {
 struct writer;
 
 /* Start the writer; it takes ownership of `db` and closes it when stopped. */
-struct writer *writer_start(struct db *db, struct tick_queue *q, const struct writer_settings *s,
-                            char *err, size_t errlen);
+struct writer *writer_start_take(struct db *db, struct tick_queue *q,
+                                 const struct writer_settings *s, char *err, size_t errlen);
 void writer_reconfigure(struct writer *w, const struct writer_settings *s); /* thread-safe */
 void writer_get_stats(struct writer *w, struct writer_stats *out);          /* thread-safe */
 

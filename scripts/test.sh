@@ -3,6 +3,9 @@
 # build) and run every test in each, then fuzz the API's parsers for 10 s each. Needs the packages of packaging/build-deps.txt (scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The layers' walls (docs/hacking.md): no #include of a layer a layer may not use.
+./scripts/check-layers.sh
 jobs=$(nproc)
 # ctest runs the tests that do not measure (tests/CMakeLists.txt: PARALLEL_SAFE_TESTS) beside one
 # another; they mostly wait for ticks, so one more than the cores. The measuring ones run alone.

@@ -20,7 +20,7 @@
  * The encoder picks the shortest. Bits are packed LSB first. With consecutive ticks the tick
  * differences are all 1: SAME, two bytes for the whole chunk.
  */
-#include "chunk.h"
+#include "storage/chunk.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@ if(NOT WIN32)
   set_target_properties(perflog_chunk PROPERTIES PREFIX "" LIBRARY_OUTPUT_DIRECTORY
     ${CMAKE_BINARY_DIR})
   target_compile_definitions(perflog_chunk PRIVATE PERFLOG_SQLITE_EXTENSION)
-  target_include_directories(perflog_chunk PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+  target_include_directories(perflog_chunk PRIVATE ${CMAKE_SOURCE_DIR})
   target_include_directories(perflog_chunk PRIVATE
     $<TARGET_PROPERTY:PkgConfig::SQLITE3,INTERFACE_INCLUDE_DIRECTORIES>)
 endif()

@@ -16,8 +16,8 @@ SQLITE_EXTENSION_INIT1
 #include <sqlite3.h>
 #endif
 
-#include "chunk.h"
-#include "chunk_sql.h"
+#include "storage/chunk.h"
+#include "storage/chunk_sql.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,15 +1,15 @@
 /*
  * db.c - the SQLite counter log: open and migrate, write ticks, roll up and prune; see db.h.
  */
-#include "db.h"
+#include "storage/db.h"
 
-#include "chunk_sql.h"
-#include "log.h"
-#include "name_map.h"
-#include "pdh_extra.h"
-#include "sbuf.h"
-#include "schema.h"
-#include "sql_errno.h"
+#include "base/log.h"
+#include "base/sbuf.h"
+#include "storage/chunk_sql.h"
+#include "storage/name_map.h"
+#include "storage/pdh_extra.h"
+#include "storage/schema.h"
+#include "storage/sql_errno.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -37,9 +37,9 @@ struct db {
     sqlite3_stmt *rollup_1m[SCHEMA_NVALUE_TABLES];
     sqlite3_stmt *rollup_1h[SCHEMA_NVALUE_TABLES];
     struct name_map inst[OBJ_COUNT];
-    struct pdh_store *pdh; /* the extra PDH series' writes */
-    struct db_size size;   /* from the last maintain_size */
-    int64_t wal_bytes;     /* the WAL's budget (wal_budget), set by the last maintain_size */
+    struct pdh_extra_store *pdh; /* the extra PDH series' writes */
+    struct db_size size;         /* from the last maintain_size */
+    int64_t wal_bytes;           /* the WAL's budget (wal_budget), set by the last maintain_size */
 };
 
 /*
@@ -275,7 +275,7 @@ static int prepare_all(struct db *d)
         if (rc < 0)
             return rc;
     }
-    return pdh_store_new(d->conn, &d->pdh);
+    return pdh_extra_store_new(d->conn, &d->pdh);
 }
 
 /* Process-wide SQLite settings, before SQLite initializes: no memory statistics, which would
@@ -364,7 +364,7 @@ void db_close(struct db *d)
         sqlite3_finalize(d->rollup_1m[i]);
         sqlite3_finalize(d->rollup_1h[i]);
     }
-    pdh_store_free(d->pdh);
+    pdh_extra_store_free(d->pdh);
     if (d->conn)
         sqlite3_close_v2(d->conn);
     free(d->path);
@@ -456,7 +456,7 @@ static int write_tick(struct db *d, const struct tick *t)
                 return rc;
         }
     }
-    return pdh_store_write(d->pdh, tick_id, t);
+    return pdh_extra_store_write(d->pdh, tick_id, t);
 }
 
 int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
@@ -472,7 +472,7 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
         /* Instances created in the failed transaction are gone: forget the cached ids. */
         for (int o = 0; o < OBJ_COUNT; o++)
             name_map_clear(&d->inst[o]);
-        pdh_store_forget(d->pdh);
+        pdh_extra_store_forget(d->pdh);
     }
     return rc;
 }

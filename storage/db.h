@@ -14,7 +14,7 @@
 #ifndef PERFLOG_DB_H
 #define PERFLOG_DB_H
 
-#include "sample.h"
+#include "collectors/model/sample.h"
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /*
  * db_lock.c - the platform-independent half of db_lock.h: the lock file's text and the message.
  */
-#include "db_lock.h"
+#include "storage/db_lock.h"
 
 #include <stdio.h>
 #include <stdlib.h>

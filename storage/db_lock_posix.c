@@ -3,8 +3,8 @@
  * is not lost when some other descriptor of the file is closed (as an fcntl lock would be), and
  * O_CLOEXEC keeps it from leaking into child processes.
  */
-#include "db_lock.h"
-#include "log.h"
+#include "base/log.h"
+#include "storage/db_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>

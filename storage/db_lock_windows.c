@@ -3,8 +3,8 @@
  * since a Windows lock is mandatory for its range and the pid must stay readable by a second
  * daemon. The handle, and with it the lock, goes away when the process ends.
  */
-#include "db_lock.h"
-#include "log.h"
+#include "base/log.h"
+#include "storage/db_lock.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /*
  * name_map.c - name -> id hash map (FNV-1a, linear probing, at most half full); see name_map.h.
  */
-#include "name_map.h"
+#include "storage/name_map.h"
 
-#include "name_hash.h"
+#include "base/name_hash.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,19 +2,19 @@
  * pdh_extra.c - the SQL and the writes of the extra PDH series; see pdh_extra.h and
  * docs/schema.md.
  */
-#include "pdh_extra.h"
+#include "storage/pdh_extra.h"
 
-#include "log.h"
-#include "name_map.h"
-#include "pdh_path.h"
-#include "sql_errno.h"
+#include "base/log.h"
+#include "collectors/model/pdh_path.h"
+#include "storage/name_map.h"
+#include "storage/sql_errno.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 #define ID_SKIP (-2) /* cached for a path that does not cut: skipped without a lookup */
 
-struct pdh_store {
+struct pdh_extra_store {
     sqlite3 *conn;
     sqlite3_stmt *get_path, *add_path, *ins_value;
     struct name_map ids; /* path -> pdh_paths.id */
@@ -106,9 +106,9 @@ static int prepare(sqlite3 *conn, const char *sql, sqlite3_stmt **out)
     return rc == SQLITE_OK ? 0 : sql_errno(rc);
 }
 
-int pdh_store_new(sqlite3 *conn, struct pdh_store **out)
+int pdh_extra_store_new(sqlite3 *conn, struct pdh_extra_store **out)
 {
-    struct pdh_store *s = calloc(1, sizeof(*s));
+    struct pdh_extra_store *s = calloc(1, sizeof(*s));
     int rc;
 
     if (!s)
@@ -124,14 +124,14 @@ int pdh_store_new(sqlite3 *conn, struct pdh_store **out)
         rc = prepare(conn, "INSERT OR IGNORE INTO " PDH_EXTRA_TABLE " VALUES (?, ?, ?)",
                      &s->ins_value);
     if (rc < 0) {
-        pdh_store_free(s);
+        pdh_extra_store_free(s);
         return rc;
     }
     *out = s;
     return 0;
 }
 
-void pdh_store_free(struct pdh_store *s)
+void pdh_extra_store_free(struct pdh_extra_store *s)
 {
     if (!s)
         return;
@@ -142,7 +142,7 @@ void pdh_store_free(struct pdh_store *s)
     free(s);
 }
 
-void pdh_store_forget(struct pdh_store *s)
+void pdh_extra_store_forget(struct pdh_extra_store *s)
 {
     name_map_clear(&s->ids);
 }
@@ -156,7 +156,7 @@ static int step_done(sqlite3_stmt *st)
 }
 
 /* The id of `path`, its pdh_paths row created on first sight. 1 when the path does not cut. */
-static int path_id(struct pdh_store *s, const char *path, int64_t tick_id, int64_t *id)
+static int path_id(struct pdh_extra_store *s, const char *path, int64_t tick_id, int64_t *id)
 {
     struct pdh_path_parts parts;
     int rc;
@@ -192,7 +192,7 @@ static int path_id(struct pdh_store *s, const char *path, int64_t tick_id, int64
     return name_map_put(&s->ids, path, *id);
 }
 
-int pdh_store_write(struct pdh_store *s, int64_t tick_id, const struct tick *t)
+int pdh_extra_store_write(struct pdh_extra_store *s, int64_t tick_id, const struct tick *t)
 {
     for (size_t i = 0; i < t->n_extras; i++) {
         const struct tick_extra *x = &t->extras[i];

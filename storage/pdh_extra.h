@@ -13,8 +13,8 @@
 #ifndef PERFLOG_PDH_EXTRA_H
 #define PERFLOG_PDH_EXTRA_H
 
-#include "sample.h"
-#include "sbuf.h"
+#include "base/sbuf.h"
+#include "collectors/model/sample.h"
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -32,21 +32,21 @@ void pdh_extra_rollup_minute(struct sbuf *b);
 /* INSERT ... SELECT that rolls minute buckets [?1, ?2) up into hours. */
 void pdh_extra_rollup_hour(struct sbuf *b);
 
-struct pdh_store;
+struct pdh_extra_store;
 
 /* Prepare the writes on `conn` (whose schema has the tables). Returns 0 and sets *out, or a
  * negative errno. */
-int pdh_store_new(sqlite3 *conn, struct pdh_store **out);
-void pdh_store_free(struct pdh_store *s); /* accepts NULL */
+int pdh_extra_store_new(sqlite3 *conn, struct pdh_extra_store **out);
+void pdh_extra_store_free(struct pdh_extra_store *s); /* accepts NULL */
 
 /*
  * Store the extras of tick `t` as rows of tick `tick_id`, inside the caller's transaction: a path
  * seen for the first time gets its pdh_paths row. A path that does not cut (pdh_path.h) is
  * skipped; a path given twice in one tick keeps its first value. Returns 0 or a negative errno.
  */
-int pdh_store_write(struct pdh_store *s, int64_t tick_id, const struct tick *t);
+int pdh_extra_store_write(struct pdh_extra_store *s, int64_t tick_id, const struct tick *t);
 
 /* Forget the cached path ids, after a rollback took their rows away. */
-void pdh_store_forget(struct pdh_store *s);
+void pdh_extra_store_forget(struct pdh_extra_store *s);
 
 #endif

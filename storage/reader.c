@@ -1,11 +1,11 @@
 /*
  * reader.c - read-only queries of the counter log; see reader.h.
  */
-#include "reader.h"
+#include "storage/reader.h"
 
-#include "chunk_sql.h"
-#include "db.h"
-#include "sbuf.h"
+#include "base/sbuf.h"
+#include "storage/chunk_sql.h"
+#include "storage/db.h"
 
 #include <errno.h>
 #include <sqlite3.h>

@@ -9,7 +9,7 @@
 #ifndef PERFLOG_READER_H
 #define PERFLOG_READER_H
 
-#include "counters.h"
+#include "collectors/model/counters.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
 /*
  * runs_db.c - the runs table through its own connection; see runs_db.h.
  */
-#include "runs_db.h"
+#include "storage/runs_db.h"
 
-#include "db.h"
+#include "storage/db.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -3,10 +3,10 @@
  * tables, the roll-ups and the views can never disagree with what the collectors produce.
  * docs/schema.md describes the result; `perflogd --print-schema` prints it.
  */
-#include "schema.h"
+#include "storage/schema.h"
 
-#include "counters.h"
-#include "pdh_extra.h"
+#include "collectors/model/counters.h"
+#include "storage/pdh_extra.h"
 
 #include <stdio.h>
 

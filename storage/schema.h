@@ -6,8 +6,8 @@
 #ifndef PERFLOG_SCHEMA_H
 #define PERFLOG_SCHEMA_H
 
-#include "counters.h"
-#include "sbuf.h"
+#include "base/sbuf.h"
+#include "collectors/model/counters.h"
 
 /*
  * The tables that hold values: one per object (counters.h), then the extra PDH series

@@ -1,7 +1,7 @@
 /*
  * sql_errno.c - SQLite result codes to negative errno values; see sql_errno.h.
  */
-#include "sql_errno.h"
+#include "storage/sql_errno.h"
 
 #include <errno.h>
 #include <sqlite3.h>

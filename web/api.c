@@ -1,8 +1,8 @@
 /*
  * api.c - routing, authentication and errors of the HTTP API; see api.h.
  */
-#include "api_internal.h"
-#include "utf8.h"
+#include "base/utf8.h"
+#include "web/api_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,19 +15,17 @@
 
 /*
  * A route: an exact path, one with a numeric "{id}" segment, or one ending in a "{name}" segment
- * (a file name: letters, digits, '.', '_', '-', not starting with '.'). `fn` answers GET (and HEAD,
- * which libmicrohttpd answers without the body) of an exact path from the query alone; `get`,
- * `post` and `del` see the request and the id. `allow` is the Allow header of a 405 ("GET, HEAD"
- * when NULL). `open` routes need no token even with auth_read: the dashboard's page and files
- * hold no data, and the page must load to ask for the token.
+ * (a file name: letters, digits, '.', '_', '-', not starting with '.'). `get` answers GET (and
+ * HEAD, which libmicrohttpd answers without the body), `post` and `del` POST and DELETE; a method
+ * without a handler is a 405 whose Allow header is `allow` ("GET, HEAD" when NULL). `open` routes
+ * need no token even with auth_read: the dashboard's page and files hold no data, and the page
+ * must load to ask for the token.
  */
 struct route {
     const char *path;
-    api_handler_fn fn;
     const char *const *params; /* known query parameters, NULL-terminated */
-    api_request_fn get, post, del;
+    api_handler_fn get, post, del;
     const char *allow;
-    api_id_handler_fn get_q; /* a GET of an {id} path that reads the query and the database */
     int open;
 };
 
@@ -41,23 +39,26 @@ static const char *const compare_params[] = {"ids", NULL};
 static const char *const asset_params[] = {"v", NULL}; /* the page's cache-busting version */
 
 static const struct route routes[] = {
-    {"/api/v1/health", api_health, no_params, NULL, NULL, NULL, NULL, NULL, 0},
-    {"/api/v1/counters", api_counters, match_params, NULL, NULL, NULL, NULL, NULL, 0},
-    {"/api/v1/data", api_data, data_params, NULL, NULL, NULL, NULL, NULL, 0},
-    {"/api/v1/latest", api_latest, latest_params, NULL, NULL, NULL, NULL, NULL, 0},
-    {"/api/v1/export", api_export, export_params, NULL, NULL, NULL, NULL, NULL, 0},
-    {"/metrics", api_metrics, no_params, NULL, NULL, NULL, NULL, NULL, 0},
-    {"/api/v1/runs", api_runs_list, no_params, NULL, api_runs_create, NULL, "GET, HEAD, POST", NULL,
-     0},
-    {"/api/v1/runs/compare", api_runs_compare, compare_params, NULL, NULL, NULL, NULL, NULL, 0},
+    {.path = "/api/v1/health", .params = no_params, .get = api_health},
+    {.path = "/api/v1/counters", .params = match_params, .get = api_counters},
+    {.path = "/api/v1/data", .params = data_params, .get = api_data},
+    {.path = "/api/v1/latest", .params = latest_params, .get = api_latest},
+    {.path = "/api/v1/export", .params = export_params, .get = api_export},
+    {.path = "/metrics", .params = no_params, .get = api_metrics},
+    {.path = "/api/v1/runs",
+     .params = no_params,
+     .get = api_runs_list,
+     .post = api_runs_create,
+     .allow = "GET, HEAD, POST"},
+    {.path = "/api/v1/runs/compare", .params = compare_params, .get = api_runs_compare},
     {.path = "/api/v1/runs/{id}",
      .params = no_params,
      .get = api_run_get,
      .del = api_run_delete,
      .allow = "GET, HEAD, DELETE"},
     {.path = "/api/v1/runs/{id}/end", .params = no_params, .post = api_run_end, .allow = "POST"},
-    {.path = "/api/v1/runs/{id}/export", .params = run_export_params, .get_q = api_run_export},
-    {"/", api_dashboard_page, no_params, NULL, NULL, NULL, NULL, NULL, 1},
+    {.path = "/api/v1/runs/{id}/export", .params = run_export_params, .get = api_run_export},
+    {.path = "/", .params = no_params, .get = api_dashboard_page, .open = 1},
     {.path = "/ui/{name}", .params = asset_params, .get = api_dashboard_file, .open = 1},
 };
 
@@ -173,26 +174,23 @@ static int needs_token(const char *token, int read_too, const char *method)
     return token && (!read || read_too);
 }
 
-/* The handler of `method` on route rt, or 1 when the route has none (405). */
-static int method_of(const struct route *rt, const char *method, api_request_fn *req)
+/* The handler of `method` on route rt, NULL when the route has none (405). */
+static api_handler_fn method_of(const struct route *rt, const char *method)
 {
-    *req = NULL;
-    if (!strcmp(method, "GET") || !strcmp(method, "HEAD")) {
-        *req = rt->get;
-        return rt->fn || rt->get || rt->get_q ? 0 : 1;
-    }
+    if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
+        return rt->get;
     if (!strcmp(method, "POST"))
-        *req = rt->post;
-    else if (!strcmp(method, "DELETE"))
-        *req = rt->del;
-    return *req ? 0 : 1;
+        return rt->post;
+    if (!strcmp(method, "DELETE"))
+        return rt->del;
+    return NULL;
 }
 
 int api_handle(const struct api_env *env, struct reader *rd, const struct api_request *rq,
                struct api_response *out)
 {
     const struct route *rt = NULL;
-    api_request_fn req;
+    api_handler_fn fn;
     struct query *q;
     const char *why, *unknown, *token, *allow;
     int64_t id = 0;
@@ -204,7 +202,7 @@ int api_handle(const struct api_env *env, struct reader *rd, const struct api_re
             rt = &routes[i];
     if (!rt)
         return api_error(out, 404, "not_found", "no such endpoint: %.200s", rq->path);
-    if (method_of(rt, rq->method, &req)) {
+    if (!(fn = method_of(rt, rq->method))) {
         allow = rt->allow ? rt->allow : "GET, HEAD";
         rc = api_error(out, 405, "method_not_allowed", "%.200s does not accept %.16s; use %s",
                        rq->path, rq->method, allow);
@@ -232,12 +230,10 @@ int api_handle(const struct api_env *env, struct reader *rd, const struct api_re
     } else if ((unknown = query_unknown_key(q, rt->params))) {
         rc = api_error(out, 400, "bad_parameter", "unknown parameter '%.100s' for %s", unknown,
                        rt->path);
-    } else if (req) {
-        rc = req(env, rq, id, out);
-    } else if (rt->get_q) {
-        rc = rt->get_q(env, rd, q, id, out);
     } else {
-        rc = rt->fn(env, rd, q, out);
+        struct api_call c = {.env = env, .rd = rd, .rq = rq, .q = q, .id = id};
+
+        rc = fn(&c, out);
     }
     free(q);
     return rc;

@@ -7,9 +7,9 @@
 #ifndef PERFLOG_API_H
 #define PERFLOG_API_H
 
-#include "live.h"
-#include "printf_attr.h"
-#include "reader.h"
+#include "base/printf_attr.h"
+#include "storage/query/live.h"
+#include "storage/reader.h"
 
 #include <stdatomic.h>
 #include <stddef.h>

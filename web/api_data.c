@@ -1,10 +1,10 @@
 /*
  * api_data.c - GET /api/v1/data: parameters, then data.c, then the JSON answer.
  */
-#include "api_internal.h"
-#include "data.h"
-#include "series.h"
-#include "timeparse.h"
+#include "collectors/model/timeparse.h"
+#include "storage/query/data.h"
+#include "storage/query/series.h"
+#include "web/api_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -111,9 +111,11 @@ static void render(const struct api_env *env, const struct data_req *req,
     sbuf_printf(b, "]}\n");
 }
 
-int api_data(const struct api_env *env, struct reader *rd, const struct query *q,
-             struct api_response *out)
+int api_data(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
+    struct reader *rd = c->rd;
+    const struct query *q = c->q;
     struct pattern pats[API_MAX_PATTERNS];
     struct series_set set = {0};
     struct data_result res = {0};

@@ -1,10 +1,10 @@
 /*
  * api_export.c - GET /api/v1/export: a PDH-CSV (or TSV) counter log, streamed (export.c).
  */
-#include "api_internal.h"
-#include "export.h"
-#include "log.h"
-#include "series.h"
+#include "base/log.h"
+#include "storage/query/export.h"
+#include "storage/query/series.h"
+#include "web/api_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -112,9 +112,11 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-int api_export(const struct api_env *env, struct reader *rd, const struct query *q,
-               struct api_response *out)
+int api_export(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
+    struct reader *rd = c->rd;
+    const struct query *q = c->q;
     struct export_opts o = {
         .host = env->host, .interval_ms = env->interval_ms, .timeout_ms = env->request_timeout_ms};
     int rc = api_time_range(env, q, DEFAULT_FROM, &o.from_ms, &o.to_ms, out);
@@ -124,9 +126,12 @@ int api_export(const struct api_env *env, struct reader *rd, const struct query 
     return export_answer(env, rd, q, 0, &o, out);
 }
 
-int api_run_export(const struct api_env *env, struct reader *rd, const struct query *q, int64_t id,
-                   struct api_response *out)
+int api_run_export(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
+    struct reader *rd = c->rd;
+    const struct query *q = c->q;
+    int64_t id = c->id;
     struct export_opts o = {
         .host = env->host, .interval_ms = env->interval_ms, .timeout_ms = env->request_timeout_ms};
     struct reader_run run = {.pid = -1};

@@ -5,63 +5,54 @@
 #ifndef PERFLOG_API_INTERNAL_H
 #define PERFLOG_API_INTERNAL_H
 
-#include "api.h"
-#include "pattern.h"
-#include "query.h"
-#include "sbuf.h"
+#include "base/sbuf.h"
+#include "collectors/model/pattern.h"
+#include "web/api.h"
+#include "web/query.h"
 
 #define API_MAX_PATTERNS 32   /* counter= parameters in one request */
 #define API_MAX_SERIES   1000 /* series one request may name */
 
-typedef int (*api_handler_fn)(const struct api_env *env, struct reader *rd, const struct query *q,
-                              struct api_response *out);
+/*
+ * What a handler is called with: every route's handler has the one signature api_handler_fn, and
+ * takes from the call what it needs. All of it is borrowed for the call.
+ */
+struct api_call {
+    const struct api_env *env;
+    struct reader *rd;            /* the request's reader of the database */
+    const struct api_request *rq; /* method, path, headers, body */
+    const struct query *q; /* the parsed query string, its keys checked against the route's */
+    int64_t id;            /* the {id} segment of the path, 0 when it has none */
+};
 
-/* A handler that sees the request (its body) and the {id} of its path (0 when it has none). */
-typedef int (*api_request_fn)(const struct api_env *env, const struct api_request *rq, int64_t id,
-                              struct api_response *out);
+/* A route's handler: fills *out (a 4xx JSON error is an answer too, returning 0); a negative errno
+ * only when no answer could be made (-ENOMEM). */
+typedef int (*api_handler_fn)(const struct api_call *c, struct api_response *out);
 
-int api_health(const struct api_env *env, struct reader *rd, const struct query *q,
-               struct api_response *out);
-int api_counters(const struct api_env *env, struct reader *rd, const struct query *q,
-                 struct api_response *out);
-int api_latest(const struct api_env *env, struct reader *rd, const struct query *q,
-               struct api_response *out);
-int api_data(const struct api_env *env, struct reader *rd, const struct query *q,
-             struct api_response *out);
-int api_export(const struct api_env *env, struct reader *rd, const struct query *q,
-               struct api_response *out);
-
-/* A GET handler that also sees the {id} of its path. */
-typedef int (*api_id_handler_fn)(const struct api_env *env, struct reader *rd,
-                                 const struct query *q, int64_t id, struct api_response *out);
-
+/* GET /api/v1/health, /counters, /latest, /data, /export, /metrics (api_read.c, api_data.c,
+ * api_export.c). */
+int api_health(const struct api_call *c, struct api_response *out);
+int api_counters(const struct api_call *c, struct api_response *out);
+int api_latest(const struct api_call *c, struct api_response *out);
+int api_data(const struct api_call *c, struct api_response *out);
+int api_export(const struct api_call *c, struct api_response *out);
+int api_metrics(const struct api_call *c, struct api_response *out);
 /* GET /api/v1/runs/{id}/export: the run and its settle tail as PDH-CSV. */
-int api_run_export(const struct api_env *env, struct reader *rd, const struct query *q, int64_t id,
-                   struct api_response *out);
-int api_metrics(const struct api_env *env, struct reader *rd, const struct query *q,
-                struct api_response *out);
+int api_run_export(const struct api_call *c, struct api_response *out);
 
 /* The copy runs (api_runs.c). */
-int api_runs_list(const struct api_env *env, struct reader *rd, const struct query *q,
-                  struct api_response *out);
-int api_runs_create(const struct api_env *env, const struct api_request *rq, int64_t id,
-                    struct api_response *out);
-int api_run_get(const struct api_env *env, const struct api_request *rq, int64_t id,
-                struct api_response *out);
-int api_run_end(const struct api_env *env, const struct api_request *rq, int64_t id,
-                struct api_response *out);
+int api_runs_list(const struct api_call *c, struct api_response *out);
+int api_runs_create(const struct api_call *c, struct api_response *out);
+int api_run_get(const struct api_call *c, struct api_response *out);
+int api_run_end(const struct api_call *c, struct api_response *out);
+int api_run_delete(const struct api_call *c, struct api_response *out);
 /* GET /api/v1/runs/compare?ids=A,B,...: the runs' reports and their figures side by side. */
-int api_runs_compare(const struct api_env *env, struct reader *rd, const struct query *q,
-                     struct api_response *out);
-int api_run_delete(const struct api_env *env, const struct api_request *rq, int64_t id,
-                   struct api_response *out);
+int api_runs_compare(const struct api_call *c, struct api_response *out);
 
 /* The web dashboard (dashboard.c): GET / (the page) and GET /ui/{name} (its scripts and styles),
  * served from the copies embedded at build time. */
-int api_dashboard_page(const struct api_env *env, struct reader *rd, const struct query *q,
-                       struct api_response *out);
-int api_dashboard_file(const struct api_env *env, const struct api_request *rq, int64_t id,
-                       struct api_response *out);
+int api_dashboard_page(const struct api_call *c, struct api_response *out);
+int api_dashboard_file(const struct api_call *c, struct api_response *out);
 
 /* The token in force (NULL: none) and whether reads need it. */
 const char *api_auth_of(const struct api_env *env, int *read_too);

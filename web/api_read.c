@@ -1,11 +1,11 @@
 /*
  * api_read.c - the small GET handlers: health, counters, latest and /metrics.
  */
-#include "api_internal.h"
-#include "metrics.h"
-#include "series.h"
-#include "timeparse.h"
-#include "tz.h"
+#include "collectors/model/timeparse.h"
+#include "storage/query/metrics.h"
+#include "storage/query/series.h"
+#include "storage/query/tz.h"
+#include "web/api_internal.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -85,16 +85,16 @@ static int tz_database_here(void)
     return ok;
 }
 
-int api_health(const struct api_env *env, struct reader *rd, const struct query *q,
-               struct api_response *out)
+int api_health(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
+    struct reader *rd = c->rd;
     struct api_stats st;
     int64_t now = api_now_ms(env);
     char start[40], last[40];
     json_t *j, *problems;
     char *s;
 
-    (void)q;
     get_stats(env, &st);
     problems = health_problems(&st, now, rd);
     tp_format_utc(env->start_wall_ms, start, sizeof(start));
@@ -180,9 +180,11 @@ static int resolve(const struct api_env *env, struct reader *rd, const struct ti
     return rc;
 }
 
-int api_counters(const struct api_env *env, struct reader *rd, const struct query *q,
-                 struct api_response *out)
+int api_counters(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
+    struct reader *rd = c->rd;
+    const struct query *q = c->q;
     struct tick *latest = env->live ? live_latest(env->live) : NULL;
     struct series_set set = {0};
     struct sbuf b = {0};
@@ -233,16 +235,16 @@ static double latest_value(const struct tick *t, const struct series *s)
     return v;
 }
 
-int api_latest(const struct api_env *env, struct reader *rd, const struct query *q,
-               struct api_response *out)
+int api_latest(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
+    const struct query *q = c->q;
     struct tick *t = env->live ? live_latest(env->live) : NULL;
     struct series_set set = {0};
     struct sbuf b = {0};
     char ts[40], path[512];
     int rc;
 
-    (void)rd;
     if (!t)
         return api_error(out, 503, "no_sample",
                          "no sample has been taken yet; try again in a "
@@ -280,17 +282,15 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-int api_metrics(const struct api_env *env, struct reader *rd, const struct query *q,
-                struct api_response *out)
+int api_metrics(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
     struct tick *t = env->live ? live_latest(env->live) : NULL;
     struct api_stats st;
     struct metrics_self self = {0};
     struct sbuf b = {0};
     int rc;
 
-    (void)rd;
-    (void)q;
     get_stats(env, &st);
     self.version = env->version;
     self.host = env->host;

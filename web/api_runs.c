@@ -3,11 +3,11 @@
  * list, delete and compare runs through the run manager (daemon/runs.h). Bodies are JSON objects
  * parsed by Jansson with strict types: a wrong type is 400 bad_body naming the field.
  */
-#include "api_internal.h"
-#include "peer_url.h"
-#include "report_compare.h"
-#include "runs.h"
-#include "timeparse.h"
+#include "collectors/model/timeparse.h"
+#include "daemon/runs/peer_url.h"
+#include "daemon/runs/report_compare.h"
+#include "daemon/runs/runs.h"
+#include "web/api_internal.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -198,15 +198,16 @@ static int get_peers(json_t *o, char **peers, struct api_response *out, int *rc)
     return 0;
 }
 
-int api_runs_create(const struct api_env *env, const struct api_request *rq, int64_t id,
-                    struct api_response *out)
+int api_runs_create(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
+    const struct api_request *rq = c->rq;
+    int64_t id = 0; /* the new run's */
     struct runs_db_row row;
     char *peers = NULL, why[RUNS_WHY_MAX];
     json_t *body, *procs, *edge = NULL, *kernel = NULL;
     int rc = 0;
 
-    (void)id;
     if (!env->runs)
         return no_runs(out);
     body = body_object(rq, out, &rc);
@@ -273,13 +274,13 @@ static int reply_run(const struct api_env *env, int64_t id, int status, struct a
     return rc;
 }
 
-int api_run_get(const struct api_env *env, const struct api_request *rq, int64_t id,
-                struct api_response *out)
+int api_run_get(const struct api_call *c, struct api_response *out)
 {
-    (void)rq;
+    const struct api_env *env = c->env;
+
     if (!env->runs)
         return no_runs(out);
-    return reply_run(env, id, 200, out);
+    return reply_run(env, c->id, 200, out);
 }
 
 /* The pid run `id` follows (0: none, or no such run), for its end edge. */
@@ -312,9 +313,11 @@ static int get_process(json_t *o, struct runs_db_end *end, struct api_response *
            get_int(p, "storage_write_bytes", 0, INT64_MAX, &end->storage_write_bytes, out, rc);
 }
 
-int api_run_end(const struct api_env *env, const struct api_request *rq, int64_t id,
-                struct api_response *out)
+int api_run_end(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
+    const struct api_request *rq = c->rq;
+    int64_t id = c->id;
     struct runs_db_end end = {.end_ms = api_now_ms(env),
                               .exit_code = RUNS_DB_NULL,
                               .status = "ending",
@@ -359,12 +362,12 @@ out:
     return rc;
 }
 
-int api_run_delete(const struct api_env *env, const struct api_request *rq, int64_t id,
-                   struct api_response *out)
+int api_run_delete(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
+    int64_t id = c->id;
     int rc;
 
-    (void)rq;
     if (!env->runs)
         return no_runs(out);
     rc = runs_db_delete(runs_table(env->runs), id);
@@ -380,16 +383,14 @@ int api_run_delete(const struct api_env *env, const struct api_request *rq, int6
     return reply_json(out, 200, json_pack("{s:I}", "deleted", (json_int_t)id));
 }
 
-int api_runs_list(const struct api_env *env, struct reader *rd, const struct query *q,
-                  struct api_response *out)
+int api_runs_list(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
     struct runs_db_row *rows;
     json_t *arr;
     size_t n;
     int rc;
 
-    (void)rd;
-    (void)q;
     if (!env->runs)
         return no_runs(out);
     rc = runs_db_list(runs_table(env->runs), 0, &rows, &n);
@@ -496,15 +497,15 @@ static json_t *compare_report(const struct api_env *env, int64_t id, struct api_
     return rep;
 }
 
-int api_runs_compare(const struct api_env *env, struct reader *rd, const struct query *q,
-                     struct api_response *out)
+int api_runs_compare(const struct api_call *c, struct api_response *out)
 {
+    const struct api_env *env = c->env;
+    const struct query *q = c->q;
     int64_t ids[REPORT_COMPARE_MAX_RUNS];
     json_t *reps[REPORT_COMPARE_MAX_RUNS];
     size_t n, got = 0;
     int rc = 0;
 
-    (void)rd;
     if (!env->runs)
         return no_runs(out);
     if (compare_ids(q, ids, &n, out, &rc))

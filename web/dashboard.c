@@ -3,8 +3,8 @@
  * copies embedded at build time (dashboard_assets.h). They hold no data (the page reads the API
  * like any client), so they need no token; the page asks for one when the API answers 401.
  */
-#include "api_internal.h"
-#include "dashboard_assets.h"
+#include "web/api_internal.h"
+#include "web/dashboard_assets.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -66,15 +66,12 @@ static int reply_asset(const struct dashboard_asset *a, const char *type, const 
     return 0;
 }
 
-int api_dashboard_page(const struct api_env *env, struct reader *rd, const struct query *q,
-                       struct api_response *out)
+int api_dashboard_page(const struct api_call *c, struct api_response *out)
 {
     const struct dashboard_asset *a = find_asset("index.html");
     int rc;
 
-    (void)env;
-    (void)rd;
-    (void)q;
+    (void)c;
     if (!a)
         return api_error(out, 404, "not_found", "this perflogd was built without the dashboard");
     rc = reply_asset(a, type_of(a->name), CACHE_PAGE, out);
@@ -83,30 +80,17 @@ int api_dashboard_page(const struct api_env *env, struct reader *rd, const struc
     return rc;
 }
 
-int api_dashboard_file(const struct api_env *env, const struct api_request *rq, int64_t id,
-                       struct api_response *out)
+int api_dashboard_file(const struct api_call *c, struct api_response *out)
 {
-    const char *name = strrchr(rq->path, '/') + 1; /* the route matched "/ui/{name}" */
+    const char *name = strrchr(c->rq->path, '/') + 1; /* the route matched "/ui/{name}" */
     const struct dashboard_asset *a = find_asset(name);
     const char *type = a ? type_of(name) : NULL;
-    struct query *q;
-    const char *why, *v;
     size_t pos = 0;
-    int fresh = 0;
+    const char *v = query_next(c->q, "v", &pos);
+    int fresh = v && !strcmp(v, dashboard_version);
 
-    (void)env;
-    (void)id;
     /* index.html is the page of "/", not a file of /ui/ */
     if (!a || !type || !strcmp(name, "index.html"))
         return api_error(out, 404, "not_found", "the dashboard has no file %.80s", name);
-    q = malloc(sizeof(*q));
-    if (!q)
-        return -ENOMEM;
-    /* api_handle has checked the query string already: it parses, and names only v */
-    if (query_parse(rq->query ? rq->query : "", rq->query_len, q, &why) == 0) {
-        v = query_next(q, "v", &pos);
-        fresh = v && !strcmp(v, dashboard_version);
-    }
-    free(q);
     return reply_asset(a, type, fresh ? CACHE_FOREVER : CACHE_PAGE, out);
 }

@@ -11,11 +11,11 @@
  * close would free anyway: libmicrohttpd skips it when it drops a connection while reading the
  * headers (its pool full, a malformed line), so it must not be the only owner.
  */
-#include "http.h"
+#include "web/http.h"
 
-#include "log.h"
-#include "sock.h"
-#include "thread_prio.h"
+#include "base/log.h"
+#include "base/sock.h"
+#include "base/thread_prio.h"
 
 #include <errno.h>
 #include <microhttpd.h>

@@ -7,7 +7,7 @@
 #ifndef PERFLOG_HTTP_H
 #define PERFLOG_HTTP_H
 
-#include "api.h"
+#include "web/api.h"
 
 #include <stddef.h>
 #include <stdint.h>

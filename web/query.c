@@ -4,7 +4,9 @@
  * (https://url.spec.whatwg.org/#urlencoded-parsing), made strict: a bad escape is an error here,
  * where the standard would pass the `%` through, so a mistyped URL gets a 400 and not a surprise.
  */
-#include "query.h"
+#include "web/query.h"
+
+#include "base/text.h"
 
 #include <errno.h>
 #include <string.h>
@@ -16,17 +18,6 @@ struct qwriter {
     size_t bytes;
 };
 
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 /* Decode s[0..n) and append it with its NUL. The caller has made room for the NUL: at most
  * QUERY_MAX_PARAMS pairs, two NULs each, beyond QUERY_MAX_BYTES. */
 static int decode(const char *s, size_t n, struct qwriter *w, const char **why)
@@ -37,8 +28,8 @@ static int decode(const char *s, size_t n, struct qwriter *w, const char **why)
         if (ch == '+') {
             ch = ' ';
         } else if (ch == '%') {
-            int hi = i + 2 < n ? hexval(s[i + 1]) : -1;
-            int lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+            int hi = i + 2 < n ? text_hex_digit(s[i + 1]) : -1;
+            int lo = hi >= 0 ? text_hex_digit(s[i + 2]) : -1;
 
             if (hi < 0 || lo < 0) {
                 *why = "bad %-escape (a % must be followed by two hex digits)";

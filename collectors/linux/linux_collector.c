@@ -9,14 +9,14 @@
  * The network file system clients' files (optional_sources) are read only while they list a
  * share or mount: one that is missing or empty is probed again only when the mount table changes.
  */
-#include "linux_collector.h"
+#include "collectors/linux/linux_collector.h"
 
-#include "linux_devcache.h"
-#include "linux_mountwatch.h"
-#include "linux_netfs.h"
-#include "linux_parse.h"
-#include "linux_proc.h"
-#include "log.h"
+#include "base/log.h"
+#include "collectors/linux/linux_devcache.h"
+#include "collectors/linux/linux_mountwatch.h"
+#include "collectors/linux/linux_netfs.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -72,7 +72,7 @@ struct collector {
     struct source_state src[NSOURCES];
     struct optional_state opt[NOPTIONAL];
     struct mountwatch *mounts; /* when it fires, every optional source is probed again */
-    struct dev_cache *disks, *nets;
+    struct linux_devcache *disks, *nets;
     struct proc_tracker *procs; /* created by the first collector_follow with a root */
 };
 
@@ -209,14 +209,14 @@ static unsigned disk_classify(const struct collector *c, const char *name)
     return DEV_SELECTED | DEV_IN_TOTAL;
 }
 
-/* parse_row_hook for /proc/diskstats. */
+/* linux_parse_row_hook for /proc/diskstats. */
 static int disk_keep(void *ctx, struct raw_row *row)
 {
     struct collector *c = ctx;
-    struct dev_entry *e;
+    struct linux_devcache_entry *e;
     int is_new;
 
-    e = dev_cache_get(c->disks, row->name, &is_new);
+    e = linux_devcache_get(c->disks, row->name, &is_new);
     if (!e)
         return -ENOMEM;
     if (is_new)
@@ -266,7 +266,7 @@ static void net_read_attr(const struct collector *c, const char *ifname, const c
         (int)sizeof(path))
         n = read_small(path, buf, sizeof(buf));
     if (n >= 0)
-        parsed = parse_sysfs_int(buf, (size_t)n, &v) == 0;
+        parsed = linux_parse_sysfs_int(buf, (size_t)n, &v) == 0;
     if (parsed && v >= 0) {
         a->value = v;
         a->present = 1;
@@ -290,7 +290,7 @@ static void net_read_attr(const struct collector *c, const char *ifname, const c
 }
 
 /* Re-read speed and MTU of an interface when they are due. */
-static void net_probe(struct collector *c, struct dev_entry *e, int is_new)
+static void net_probe(struct collector *c, struct linux_devcache_entry *e, int is_new)
 {
     int64_t period = c->sysfs_period_ms;
 
@@ -311,15 +311,15 @@ static void net_put_attr(struct raw_row *row, int field, const struct dev_attr *
     row->present |= 1ull << field;
 }
 
-/* parse_row_hook for /proc/net/dev. */
+/* linux_parse_row_hook for /proc/net/dev. */
 static int net_keep(void *ctx, struct raw_row *row)
 {
     struct collector *c = ctx;
     const struct collector_config *k = &c->cfg;
-    struct dev_entry *e;
+    struct linux_devcache_entry *e;
     int is_new;
 
-    e = dev_cache_get(c->nets, row->name, &is_new);
+    e = linux_devcache_get(c->nets, row->name, &is_new);
     if (!e)
         return -ENOMEM;
     if (is_new && collector_name_selected(row->name, k->net_include, k->n_net_include,
@@ -336,55 +336,55 @@ static int net_keep(void *ctx, struct raw_row *row)
 }
 
 static int src_stat(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                    struct parse_status *st)
+                    struct linux_parse_status *st)
 {
     (void)c;
-    return parse_proc_stat(buf, len, out, st);
+    return linux_parse_proc_stat(buf, len, out, st);
 }
 
 /* A pass over the device cache per read: names the file no longer lists are forgotten. */
 static int src_diskstats(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                         struct parse_status *st)
+                         struct linux_parse_status *st)
 {
     int rc;
 
-    dev_cache_begin(c->disks);
-    rc = parse_diskstats(buf, len, out, disk_keep, c, st);
+    linux_devcache_begin(c->disks);
+    rc = linux_parse_diskstats(buf, len, out, disk_keep, c, st);
     if (rc == 0)
-        dev_cache_sweep(c->disks);
+        linux_devcache_sweep(c->disks);
     return rc;
 }
 
 static int src_net_dev(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                       struct parse_status *st)
+                       struct linux_parse_status *st)
 {
     int rc;
 
-    dev_cache_begin(c->nets);
-    rc = parse_net_dev(buf, len, out, net_keep, c, st);
+    linux_devcache_begin(c->nets);
+    rc = linux_parse_net_dev(buf, len, out, net_keep, c, st);
     if (rc == 0)
-        dev_cache_sweep(c->nets);
+        linux_devcache_sweep(c->nets);
     return rc;
 }
 
 static int src_meminfo(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                       struct parse_status *st)
+                       struct linux_parse_status *st)
 {
     (void)c;
-    return parse_meminfo(buf, len, out, st);
+    return linux_parse_meminfo(buf, len, out, st);
 }
 
 static int src_vmstat(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                      struct parse_status *st)
+                      struct linux_parse_status *st)
 {
-    return parse_vmstat(buf, len, c->page_size, out, st);
+    return linux_parse_vmstat(buf, len, c->page_size, out, st);
 }
 
 static int src_snmp(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                    struct parse_status *st)
+                    struct linux_parse_status *st)
 {
     (void)c;
-    return parse_net_snmp(buf, len, out, st);
+    return linux_parse_net_snmp(buf, len, out, st);
 }
 
 /* One /proc file and the parser for it. */
@@ -392,7 +392,7 @@ struct source {
     const char *rel; /* path under the root */
     enum object_id obj;
     int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                 struct parse_status *st);
+                 struct linux_parse_status *st);
 };
 
 static const struct source sources[NSOURCES] = {
@@ -409,7 +409,7 @@ static int source_collect(struct collector *c, size_t i, struct raw_sample *out)
 {
     struct source_state *s = &c->src[i];
     struct raw_object *o = &out->obj[sources[i].obj];
-    struct parse_status st = {0, 0};
+    struct linux_parse_status st = {0, 0};
     size_t n0 = o->n;
     ssize_t len = source_read(c, s, 0);
     int rc;
@@ -437,7 +437,8 @@ static int source_collect(struct collector *c, size_t i, struct raw_sample *out)
 struct optional_source {
     const char *rel;
     enum object_id obj;
-    int (*parse)(const char *buf, size_t len, struct raw_object *out, struct parse_status *st);
+    int (*parse)(const char *buf, size_t len, struct raw_object *out,
+                 struct linux_parse_status *st);
 };
 
 static const struct optional_source optional_sources[NOPTIONAL] = {
@@ -457,7 +458,7 @@ static int optional_collect(struct collector *c, size_t i, int probe, struct raw
 {
     struct optional_state *os = &c->opt[i];
     struct raw_object *o = &out->obj[optional_sources[i].obj];
-    struct parse_status st = {0, 0};
+    struct linux_parse_status st = {0, 0};
     size_t n0 = o->n;
     ssize_t len;
     int found;
@@ -578,8 +579,8 @@ struct collector *collector_new(const struct collector_config *cfg)
     c->page_size = ps >= 1024 && ps % 1024 == 0 ? ps : 4096;
     c->sysfs_period_ms = COLLECTOR_SYSFS_PERIOD_MS;
     c->root = root_copy(cfg->root);
-    c->disks = dev_cache_new();
-    c->nets = dev_cache_new();
+    c->disks = linux_devcache_new();
+    c->nets = linux_devcache_new();
     if (!c->root || !c->disks || !c->nets || collector_config_copy(&c->cfg, cfg) < 0) {
         collector_free(c);
         return NULL;
@@ -622,8 +623,8 @@ void collector_free(struct collector *c)
             close(c->opt[i].s.fd);
     mountwatch_free(c->mounts);
     collector_config_free(&c->cfg);
-    dev_cache_free(c->disks);
-    dev_cache_free(c->nets);
+    linux_devcache_free(c->disks);
+    linux_devcache_free(c->nets);
     proc_tracker_free(c->procs);
     free(c->buf);
     free(c->root);

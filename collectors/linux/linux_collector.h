@@ -4,7 +4,7 @@
 #ifndef PERFLOG_LINUX_COLLECTOR_H
 #define PERFLOG_LINUX_COLLECTOR_H
 
-#include "collector.h"
+#include "collectors/collector.h"
 
 #include <stdint.h>
 

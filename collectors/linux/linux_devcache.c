@@ -4,15 +4,16 @@
  * Entries sit in one array; an open-addressing table of indexes finds them by name. Sweeping
  * compacts the array and re-indexes it, which only happens when a name vanished.
  */
-#include "linux_devcache.h"
+#include "collectors/linux/linux_devcache.h"
 
-#include "name_hash.h"
+#include "base/grow.h"
+#include "base/name_hash.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-struct dev_cache {
-    struct dev_entry *entries;
+struct linux_devcache {
+    struct linux_devcache_entry *entries;
     size_t n, cap;
     uint32_t *slots; /* entry index + 1; 0 is empty. nslots is a power of two, >= 2 * n */
     size_t nslots;
@@ -29,7 +30,7 @@ static void slots_insert(uint32_t *slots, size_t nslots, uint32_t hash, size_t i
 }
 
 /* Rebuild the index with at least `want` slots. Returns 0 or -1 (out of memory, c unchanged). */
-static int slots_rebuild(struct dev_cache *c, size_t want)
+static int slots_rebuild(struct linux_devcache *c, size_t want)
 {
     size_t nslots = 16;
     uint32_t *slots;
@@ -47,9 +48,9 @@ static int slots_rebuild(struct dev_cache *c, size_t want)
     return 0;
 }
 
-struct dev_cache *dev_cache_new(void)
+struct linux_devcache *linux_devcache_new(void)
 {
-    struct dev_cache *c = calloc(1, sizeof(*c));
+    struct linux_devcache *c = calloc(1, sizeof(*c));
 
     if (c && slots_rebuild(c, 16) < 0) {
         free(c);
@@ -58,7 +59,7 @@ struct dev_cache *dev_cache_new(void)
     return c;
 }
 
-void dev_cache_free(struct dev_cache *c)
+void linux_devcache_free(struct linux_devcache *c)
 {
     if (!c)
         return;
@@ -67,15 +68,16 @@ void dev_cache_free(struct dev_cache *c)
     free(c);
 }
 
-void dev_cache_begin(struct dev_cache *c)
+void linux_devcache_begin(struct linux_devcache *c)
 {
     c->pass++;
 }
 
-struct dev_entry *dev_cache_get(struct dev_cache *c, const char *name, int *is_new)
+struct linux_devcache_entry *linux_devcache_get(struct linux_devcache *c, const char *name,
+                                                int *is_new)
 {
     uint32_t h = name_hash(name);
-    struct dev_entry *e;
+    struct linux_devcache_entry *e;
     size_t i;
 
     for (i = h & (c->nslots - 1); c->slots[i]; i = (i + 1) & (c->nslots - 1)) {
@@ -86,14 +88,8 @@ struct dev_entry *dev_cache_get(struct dev_cache *c, const char *name, int *is_n
             return e;
         }
     }
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 16;
-        struct dev_entry *entries = realloc(c->entries, cap * sizeof(*entries));
-        if (!entries)
-            return NULL;
-        c->entries = entries;
-        c->cap = cap;
-    }
+    if (grow_array(&c->entries, &c->cap, c->n, sizeof(*c->entries), 16) < 0)
+        return NULL;
     if ((c->n + 1) * 2 > c->nslots && slots_rebuild(c, (c->n + 1) * 2) < 0)
         return NULL;
     e = &c->entries[c->n];
@@ -107,7 +103,7 @@ struct dev_entry *dev_cache_get(struct dev_cache *c, const char *name, int *is_n
     return e;
 }
 
-void dev_cache_sweep(struct dev_cache *c)
+void linux_devcache_sweep(struct linux_devcache *c)
 {
     size_t w = 0;
 
@@ -126,7 +122,7 @@ void dev_cache_sweep(struct dev_cache *c)
         slots_insert(c->slots, c->nslots, c->entries[e].hash, e);
 }
 
-size_t dev_cache_count(const struct dev_cache *c)
+size_t linux_devcache_count(const struct linux_devcache *c)
 {
     return c->n;
 }

@@ -7,7 +7,7 @@
 #ifndef PERFLOG_LINUX_DEVCACHE_H
 #define PERFLOG_LINUX_DEVCACHE_H
 
-#include "counters.h"
+#include "collectors/model/counters.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,7 +20,7 @@ struct dev_attr {
 };
 
 /* What is known about one name. The owner uses the fields it needs; a new entry is zeroed. */
-struct dev_entry {
+struct linux_devcache_entry {
     char name[COUNTER_NAME_MAX];
     uint32_t hash;
     uint32_t pass;         /* the last pass that saw it */
@@ -29,24 +29,26 @@ struct dev_entry {
     struct dev_attr speed_mbps, mtu;
 };
 
-struct dev_cache;
+struct linux_devcache;
 
-struct dev_cache *dev_cache_new(void);    /* NULL on out of memory */
-void dev_cache_free(struct dev_cache *c); /* accepts NULL */
+struct linux_devcache *linux_devcache_new(void);    /* NULL on out of memory */
+void linux_devcache_free(struct linux_devcache *c); /* accepts NULL */
 
-/* Start a pass: every name not passed to dev_cache_get before dev_cache_sweep will be forgotten. */
-void dev_cache_begin(struct dev_cache *c);
+/* Start a pass: every name not passed to linux_devcache_get before linux_devcache_sweep will be
+ * forgotten. */
+void linux_devcache_begin(struct linux_devcache *c);
 
 /*
  * The entry for `name` (NUL-terminated, at most COUNTER_NAME_MAX-1 bytes), marked as seen in this
  * pass. *is_new is set to 1 when it was just added (zeroed but for name). The pointer is valid
- * until the next dev_cache_get or dev_cache_sweep. NULL on out of memory.
+ * until the next linux_devcache_get or linux_devcache_sweep. NULL on out of memory.
  */
-struct dev_entry *dev_cache_get(struct dev_cache *c, const char *name, int *is_new);
+struct linux_devcache_entry *linux_devcache_get(struct linux_devcache *c, const char *name,
+                                                int *is_new);
 
 /* End a pass: forget every entry the pass did not see. */
-void dev_cache_sweep(struct dev_cache *c);
+void linux_devcache_sweep(struct linux_devcache *c);
 
-size_t dev_cache_count(const struct dev_cache *c);
+size_t linux_devcache_count(const struct linux_devcache *c);
 
 #endif

@@ -3,8 +3,8 @@
  * name, then the I/O statistics. Kernels 4.18+ add four discard columns and 5.5+ two flush columns
  * after the eleven read here.
  */
-#include "linux_parse.h"
-#include "linux_scan.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_scan.h"
 
 #include <errno.h>
 
@@ -41,8 +41,8 @@ static int disk_line(const char *p, const char *eol, struct raw_object *out)
     return 1;
 }
 
-int parse_diskstats(const char *buf, size_t len, struct raw_object *out, parse_row_hook keep,
-                    void *ctx, struct parse_status *st)
+int linux_parse_diskstats(const char *buf, size_t len, struct raw_object *out,
+                          linux_parse_row_hook keep, void *ctx, struct linux_parse_status *st)
 {
     const char *p = buf, *end = buf + len;
     size_t lineno = 0;

@@ -6,8 +6,8 @@
  * /proc/sys/vm, the dirty thresholds of /proc/vmstat, and on request every process and control
  * group (linux_others.c).
  */
-#include "collector.h"
-#include "linux_others.h"
+#include "collectors/collector.h"
+#include "collectors/linux/linux_others.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,8 +2,8 @@
  * linux_meminfo.c - /proc/meminfo (Documentation/filesystems/proc.rst, "meminfo"): one
  * "Key:   value kB" per line, values in KiB.
  */
-#include "linux_parse.h"
-#include "linux_scan.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_scan.h"
 
 #include <errno.h>
 
@@ -31,7 +31,8 @@ static const struct meminfo_key *meminfo_find(const char *p, const char *colon)
     return NULL;
 }
 
-int parse_meminfo(const char *buf, size_t len, struct raw_object *out, struct parse_status *st)
+int linux_parse_meminfo(const char *buf, size_t len, struct raw_object *out,
+                        struct linux_parse_status *st)
 {
     const char *p = buf, *end = buf + len;
     struct raw_row *r = NULL;

@@ -2,9 +2,9 @@
  * linux_mountwatch.c - mount table changes by poll(2) on procfs, by stat(2) elsewhere; see
  * linux_mountwatch.h.
  */
-#include "linux_mountwatch.h"
+#include "collectors/linux/linux_mountwatch.h"
 
-#include "log.h"
+#include "base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

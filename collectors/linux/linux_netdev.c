@@ -4,8 +4,8 @@
  * packets errs drop fifo colls carrier compressed), see dev_seq_printf_stats() in
  * net/core/net-procfs.c. Older kernels print no blank between the colon and a wide first number.
  */
-#include "linux_parse.h"
-#include "linux_scan.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_scan.h"
 
 #include <errno.h>
 
@@ -58,8 +58,8 @@ static int netdev_line(const char *p, const char *colon, const char *eol, struct
     return 1;
 }
 
-int parse_net_dev(const char *buf, size_t len, struct raw_object *out, parse_row_hook keep,
-                  void *ctx, struct parse_status *st)
+int linux_parse_net_dev(const char *buf, size_t len, struct raw_object *out,
+                        linux_parse_row_hook keep, void *ctx, struct linux_parse_status *st)
 {
     const char *p = buf, *end = buf + len;
     size_t lineno = 0;

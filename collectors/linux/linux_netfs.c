@@ -1,9 +1,9 @@
 /*
  * linux_netfs.c - the cifs client's Stats and the NFS client's mountstats; see linux_netfs.h.
  */
-#include "linux_netfs.h"
+#include "collectors/linux/linux_netfs.h"
 
-#include "linux_scan.h"
+#include "collectors/linux/linux_scan.h"
 
 #include <errno.h>
 #include <string.h>
@@ -113,7 +113,7 @@ static int cifs_share_name(const char *p, const char *eol, const char **name, si
 }
 
 int netfs_parse_cifs_stats(const char *buf, size_t len, struct raw_object *out,
-                           struct parse_status *st)
+                           struct linux_parse_status *st)
 {
     const char *p = buf, *end = buf + len;
     struct raw_row *cur = NULL;
@@ -236,7 +236,7 @@ static int nfs_stats_line(const char *p, const char *eol, struct raw_row *r, int
 }
 
 int netfs_parse_mountstats(const char *buf, size_t len, struct raw_object *out,
-                           struct parse_status *st)
+                           struct linux_parse_status *st)
 {
     const char *p = buf, *end = buf + len;
     struct raw_row *cur = NULL;

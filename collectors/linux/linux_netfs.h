@@ -4,8 +4,9 @@
  * Client). Private to collectors/linux/.
  *
  * Both follow linux_parse.h: [buf, buf + len) need not end in '\n', rows are appended to a
- * caller-owned raw_object, malformed lines are counted in the parse_status, and nothing is logged.
- * Rows are flagged RAW_IN_TOTAL, so delta.c adds a "_Total" of every share or mount. Thread-safe.
+ * caller-owned raw_object, malformed lines are counted in the linux_parse_status, and nothing is
+ * logged. Rows are flagged RAW_IN_TOTAL, so delta.c adds a "_Total" of every share or mount.
+ * Thread-safe.
  *
  * A share or device name holding a NUL byte is a malformed line: names are C strings from here on.
  *
@@ -16,7 +17,7 @@
 #ifndef PERFLOG_LINUX_NETFS_H
 #define PERFLOG_LINUX_NETFS_H
 
-#include "linux_parse.h"
+#include "collectors/linux/linux_parse.h"
 
 #include <stddef.h>
 
@@ -31,7 +32,7 @@
  * buffers) and lines it does not know are skipped without complaint.
  */
 int netfs_parse_cifs_stats(const char *buf, size_t len, struct raw_object *out,
-                           struct parse_status *st);
+                           struct linux_parse_status *st);
 
 /*
  * /proc/self/mountstats -> OBJ_NFS, one row per mount of fstype nfs or nfs4, named by its device
@@ -43,6 +44,6 @@ int netfs_parse_cifs_stats(const char *buf, size_t len, struct raw_object *out,
  * skipped.
  */
 int netfs_parse_mountstats(const char *buf, size_t len, struct raw_object *out,
-                           struct parse_status *st);
+                           struct linux_parse_status *st);
 
 #endif

@@ -1,10 +1,11 @@
 /*
  * linux_others.c - every process's and every control group's storage bytes; see linux_others.h.
  */
-#include "linux_others.h"
+#include "collectors/linux/linux_others.h"
 
-#include "linux_parse.h"
-#include "linux_scan.h"
+#include "base/grow.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_scan.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,15 +130,8 @@ static ssize_t read_file(const char *path, char *buf, size_t cap)
 
 static struct collector_proc_io *add_proc(struct collector_edge_reading *out)
 {
-    if (out->nprocs == out->procs_cap) {
-        size_t cap = out->procs_cap ? out->procs_cap * 2 : 256;
-        struct collector_proc_io *p = realloc(out->procs, cap * sizeof(*p));
-
-        if (!p)
-            return NULL;
-        out->procs = p;
-        out->procs_cap = cap;
-    }
+    if (grow_array(&out->procs, &out->procs_cap, out->nprocs, sizeof(*out->procs), 256) < 0)
+        return NULL;
     memset(&out->procs[out->nprocs], 0, sizeof(out->procs[0]));
     return &out->procs[out->nprocs++];
 }
@@ -154,7 +148,7 @@ static int read_proc(const char *proc_dir, int pid, long ticks_per_s, char *buf,
 
     snprintf(path, sizeof(path), "%s/%d/stat", proc_dir, pid);
     n = read_file(path, buf, SMALL_FILE);
-    if (n < 0 || parse_pid_stat(buf, (size_t)n, &ps) < 0)
+    if (n < 0 || linux_parse_pid_stat(buf, (size_t)n, &ps) < 0)
         return 0;
     if (!(p = add_proc(out)))
         return -ENOMEM;
@@ -166,7 +160,7 @@ static int read_proc(const char *proc_dir, int pid, long ticks_per_s, char *buf,
     snprintf(path, sizeof(path), "%s/%d/io", proc_dir, pid);
     n = read_file(path, buf, SMALL_FILE);
     memset(&row, 0, sizeof(row));
-    if (n >= 0 && parse_pid_io(buf, (size_t)n, &row, NULL) == 0) {
+    if (n >= 0 && linux_parse_pid_io(buf, (size_t)n, &row, NULL) == 0) {
         const uint64_t need = (1ull << PROC_READ_BYTES) | (1ull << PROC_WRITE_BYTES);
 
         p->have_io = (row.present & need) == need;
@@ -216,15 +210,8 @@ static int add_cgroup(struct collector_edge_reading *out, const char *name, uint
 
     if (!r && !w)
         return 0;
-    if (out->ncgroups == out->cgroups_cap) {
-        size_t cap = out->cgroups_cap ? out->cgroups_cap * 2 : 32;
-        struct collector_cgroup_io *p = realloc(out->cgroups, cap * sizeof(*p));
-
-        if (!p)
-            return -ENOMEM;
-        out->cgroups = p;
-        out->cgroups_cap = cap;
-    }
+    if (grow_array(&out->cgroups, &out->cgroups_cap, out->ncgroups, sizeof(*out->cgroups), 32) < 0)
+        return -ENOMEM;
     g = &out->cgroups[out->ncgroups++];
     snprintf(g->name, sizeof(g->name), "%s", name);
     g->read_bytes = r;

@@ -6,7 +6,7 @@
 #ifndef PERFLOG_LINUX_OTHERS_H
 #define PERFLOG_LINUX_OTHERS_H
 
-#include "collector.h"
+#include "collectors/collector.h"
 
 #include <stddef.h>
 #include <stdint.h>

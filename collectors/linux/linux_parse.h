@@ -7,19 +7,19 @@
  * state: the collector decides what to read, what to keep and what to log. All are thread-safe.
  *
  * A malformed line (too few columns, a non-numeric field) is skipped and counted in the
- * parse_status; every other line is still parsed. On error (-ENOMEM, or an error returned by a row
- * hook) the rows appended so far are left in `out` and the caller drops them.
+ * linux_parse_status; every other line is still parsed. On error (-ENOMEM, or an error returned by
+ * a row hook) the rows appended so far are left in `out` and the caller drops them.
  */
 #ifndef PERFLOG_LINUX_PARSE_H
 #define PERFLOG_LINUX_PARSE_H
 
-#include "sample.h"
+#include "collectors/model/sample.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* What a parser skipped. The caller zeroes it; parsers only add to it. */
-struct parse_status {
+struct linux_parse_status {
     size_t bad_lines; /* malformed lines skipped */
     size_t first_bad; /* 1-based line number of the first one; 0: none */
 };
@@ -29,7 +29,7 @@ struct parse_status {
  * and fields are filled in: the hook may set row->flags and add fields (sysfs values). Returns 1 to
  * keep the row, 0 to drop it (excluded, not a whole device), or a negative errno to stop parsing.
  */
-typedef int (*parse_row_hook)(void *ctx, struct raw_row *row);
+typedef int (*linux_parse_row_hook)(void *ctx, struct raw_row *row);
 
 /*
  * /proc/stat -> OBJ_PROCESSOR. The "cpu" line becomes instance "_Total" (the kernel's own total,
@@ -37,39 +37,41 @@ typedef int (*parse_row_hook)(void *ctx, struct raw_row *row);
  * softirq steal (guest and guest_nice are already inside user and nice). Kernels that print fewer
  * columns leave the missing fields not present; fewer than four is malformed. Returns 0 or -ENOMEM.
  */
-int parse_proc_stat(const char *buf, size_t len, struct raw_object *out, struct parse_status *st);
+int linux_parse_proc_stat(const char *buf, size_t len, struct raw_object *out,
+                          struct linux_parse_status *st);
 
 /*
  * /proc/diskstats -> OBJ_DISK, fields rd_ios .. queue_ms from columns 4..14
  * (Documentation/admin-guide/iostats.rst); later columns (discard, flush) are ignored. `keep`
  * (NULL: keep all) selects rows and sets their flags. Returns 0, -ENOMEM or the hook's error.
  */
-int parse_diskstats(const char *buf, size_t len, struct raw_object *out, parse_row_hook keep,
-                    void *ctx, struct parse_status *st);
+int linux_parse_diskstats(const char *buf, size_t len, struct raw_object *out,
+                          linux_parse_row_hook keep, void *ctx, struct linux_parse_status *st);
 
 /*
  * /proc/net/dev -> OBJ_NET, receive bytes packets errs drop and transmit bytes packets errs drop.
- * The two header lines are recognised by their '|'. `keep` as for parse_diskstats; speed and MTU
- * come from sysfs and are the hook's to add. Returns 0, -ENOMEM or the hook's error.
+ * The two header lines are recognised by their '|'. `keep` as for linux_parse_diskstats; speed and
+ * MTU come from sysfs and are the hook's to add. Returns 0, -ENOMEM or the hook's error.
  */
-int parse_net_dev(const char *buf, size_t len, struct raw_object *out, parse_row_hook keep,
-                  void *ctx, struct parse_status *st);
+int linux_parse_net_dev(const char *buf, size_t len, struct raw_object *out,
+                        linux_parse_row_hook keep, void *ctx, struct linux_parse_status *st);
 
 /*
  * /proc/meminfo -> the single OBJ_MEMORY row (instance "", added unless `out` has a row already):
  * MemAvailable, Cached, Buffers, Dirty, Writeback, all in KiB. A key the kernel does not print
  * (MemAvailable before 3.14) is not present. Returns 0 or -ENOMEM.
  */
-int parse_meminfo(const char *buf, size_t len, struct raw_object *out, struct parse_status *st);
+int linux_parse_meminfo(const char *buf, size_t len, struct raw_object *out,
+                        struct linux_parse_status *st);
 
 /*
- * /proc/vmstat -> the single OBJ_MEMORY row, as parse_meminfo: nr_dirtied and nr_written are page
- * counts, converted to KiB with `page_size` (bytes); pgpgin and pgpgout are already KiB; pgfault
- * and pgmajfault are counts. Returns 0, -EINVAL for a page_size that is not a multiple of 1024,
- * or -ENOMEM.
+ * /proc/vmstat -> the single OBJ_MEMORY row, as linux_parse_meminfo: nr_dirtied and nr_written are
+ * page counts, converted to KiB with `page_size` (bytes); pgpgin and pgpgout are already KiB;
+ * pgfault and pgmajfault are counts. Returns 0, -EINVAL for a page_size that is not a multiple of
+ * 1024, or -ENOMEM.
  */
-int parse_vmstat(const char *buf, size_t len, long page_size, struct raw_object *out,
-                 struct parse_status *st);
+int linux_parse_vmstat(const char *buf, size_t len, long page_size, struct raw_object *out,
+                       struct linux_parse_status *st);
 
 /*
  * /proc/net/snmp -> the single OBJ_TCP row (instance ""): InSegs OutSegs RetransSegs CurrEstab,
@@ -77,7 +79,8 @@ int parse_vmstat(const char *buf, size_t len, long page_size, struct raw_object 
  * header does not name is not present; a values line too short or non-numeric where a wanted
  * column is, is malformed and gives no row. Returns 0 or -ENOMEM.
  */
-int parse_net_snmp(const char *buf, size_t len, struct raw_object *out, struct parse_status *st);
+int linux_parse_net_snmp(const char *buf, size_t len, struct raw_object *out,
+                         struct linux_parse_status *st);
 
 /* What perflog reads of /proc/PID/stat. */
 #define PID_STAT_LAST_FIELD 22 /* starttime, as proc(5) numbers the fields */
@@ -94,20 +97,21 @@ struct pid_stat {
  * ") (" is kept whole; truncated to fit), the parent, user and system time, threads and start
  * time. Returns 0 and fills *out, or -EINVAL (out untouched) for a line it cannot read.
  */
-int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out);
+int linux_parse_pid_stat(const char *buf, size_t len, struct pid_stat *out);
 
 /*
  * /proc/PID/io -> fields rchar wchar syscr syscw read_bytes write_bytes (enum proc_field) of `row`,
  * setting their present bits; other keys are ignored, a malformed value is counted in `st` and
  * its field left not present. Returns 0.
  */
-int parse_pid_io(const char *buf, size_t len, struct raw_row *row, struct parse_status *st);
+int linux_parse_pid_io(const char *buf, size_t len, struct raw_row *row,
+                       struct linux_parse_status *st);
 
 /*
  * A sysfs attribute holding one decimal integer, optionally negative, and a '\n' (e.g.
  * /sys/class/net/IF/speed, which is "-1" when the speed is unknown). Returns 0 and sets *out, or
  * -EINVAL (out untouched).
  */
-int parse_sysfs_int(const char *buf, size_t len, int64_t *out);
+int linux_parse_sysfs_int(const char *buf, size_t len, int64_t *out);
 
 #endif

@@ -2,9 +2,9 @@
  * linux_pid.c - /proc/PID/stat and /proc/PID/io (Documentation/filesystems/proc.rst, tables 1-2
  * and 1-4, "/proc/<pid>/io").
  */
-#include "linux_parse.h"
-#include "linux_scan.h"
-#include "pid_io.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_scan.h"
+#include "collectors/model/pid_io.h"
 
 #include <errno.h>
 #include <string.h>
@@ -13,7 +13,7 @@
  * stat is "pid (comm) state ppid ...": comm may hold blanks and parentheses, so it ends at the
  * LAST ')'. The fields after it are counted from 3 (state) as proc(5) numbers them.
  */
-int parse_pid_stat(const char *buf, size_t len, struct pid_stat *out)
+int linux_parse_pid_stat(const char *buf, size_t len, struct pid_stat *out)
 {
     const char *end = buf + len, *open = memchr(buf, '(', len), *close = NULL, *p;
     uint64_t v[PID_STAT_LAST_FIELD + 1] = {0};
@@ -64,7 +64,8 @@ static const enum proc_field io_fields[PID_IO_COUNT] = {
     [PID_IO_READ_BYTES] = PROC_READ_BYTES, [PID_IO_WRITE_BYTES] = PROC_WRITE_BYTES,
 };
 
-int parse_pid_io(const char *buf, size_t len, struct raw_row *row, struct parse_status *st)
+int linux_parse_pid_io(const char *buf, size_t len, struct raw_row *row,
+                       struct linux_parse_status *st)
 {
     struct pid_io io;
 

@@ -7,10 +7,10 @@
  * root, a process already followed under a root still given, or a child of a followed process);
  * read the followed ones through descriptors kept open; log each kind of failure once.
  */
-#include "linux_proc.h"
+#include "collectors/linux/linux_proc.h"
 
-#include "linux_parse.h"
-#include "log.h"
+#include "base/log.h"
+#include "collectors/linux/linux_parse.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -213,7 +213,7 @@ static int entry_init(struct proc_tracker *t, struct pid_entry *e, int pid)
     int fd = -1;
     ssize_t len = read_pid_file(t, pid, "stat", &fd, 0);
 
-    if (len <= 0 || parse_pid_stat(t->buf, (size_t)len, &ps) < 0)
+    if (len <= 0 || linux_parse_pid_stat(t->buf, (size_t)len, &ps) < 0)
         return -1;
     memset(e, 0, sizeof(*e));
     e->pid = pid;
@@ -303,14 +303,14 @@ static int read_entry(struct proc_tracker *t, struct pid_entry *e, int64_t boot_
                       struct raw_object *out)
 {
     struct pid_stat ps;
-    struct parse_status st = {0};
+    struct linux_parse_status st = {0};
     struct raw_row *row;
     const struct collector_proc_root *r = root_of(t, e->root);
     char name[COUNTER_NAME_MAX];
     ssize_t len = read_pid_file(t, e->pid, "stat", &e->stat_fd, 1);
     int n;
 
-    if (len <= 0 || parse_pid_stat(t->buf, (size_t)len, &ps) < 0)
+    if (len <= 0 || linux_parse_pid_stat(t->buf, (size_t)len, &ps) < 0)
         return -1;
     if (ps.start_ticks != e->start_ticks) {
         e->stale = 1; /* another process has this pid now */
@@ -333,7 +333,7 @@ static int read_entry(struct proc_tracker *t, struct pid_entry *e, int64_t boot_
         row->flags |= RAW_FROM_ZERO;
     len = read_pid_file(t, e->pid, "io", &e->io_fd, 1);
     if (len > 0)
-        parse_pid_io(t->buf, (size_t)len, row, &st);
+        linux_parse_pid_io(t->buf, (size_t)len, row, &st);
     else if (len < 0 && len != -ESRCH && !t->warned_io++)
         log_warnx("process tracking: cannot read /proc/%d/io: %s (reading another user's process "
                   "I/O needs CAP_SYS_PTRACE); its I/O counters stay empty",

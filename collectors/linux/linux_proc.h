@@ -11,7 +11,7 @@
 #ifndef PERFLOG_LINUX_PROC_H
 #define PERFLOG_LINUX_PROC_H
 
-#include "collector.h"
+#include "collectors/collector.h"
 
 #include <stddef.h>
 

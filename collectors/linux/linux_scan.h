@@ -7,7 +7,7 @@
 #ifndef PERFLOG_LINUX_SCAN_H
 #define PERFLOG_LINUX_SCAN_H
 
-#include "linux_parse.h"
+#include "collectors/linux/linux_parse.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -70,7 +70,7 @@ static inline const char *scan_u64(const char *p, const char *end, uint64_t *out
 }
 
 /* Count a skipped line; `st` may be NULL. */
-static inline void scan_bad_line(struct parse_status *st, size_t lineno)
+static inline void scan_bad_line(struct linux_parse_status *st, size_t lineno)
 {
     if (st && st->bad_lines++ == 0)
         st->first_bad = lineno;

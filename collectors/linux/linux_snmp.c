@@ -3,8 +3,8 @@
  * line of values (net/ipv4/proc.c, snmp_seq_show_tcp_udp()). Columns are found by name, since
  * kernels have added some over time.
  */
-#include "linux_parse.h"
-#include "linux_scan.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_scan.h"
 
 #include <errno.h>
 
@@ -74,7 +74,8 @@ static int snmp_values(const char *p, const char *eol, const int col[TCP_NFIELDS
     return 1;
 }
 
-int parse_net_snmp(const char *buf, size_t len, struct raw_object *out, struct parse_status *st)
+int linux_parse_net_snmp(const char *buf, size_t len, struct raw_object *out,
+                         struct linux_parse_status *st)
 {
     const char *p = buf, *end = buf + len;
     size_t lineno = 0, header_line = 0;

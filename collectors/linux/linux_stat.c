@@ -1,8 +1,8 @@
 /*
  * linux_stat.c - /proc/stat, the per-CPU jiffies (Documentation/filesystems/proc.rst, 1.8).
  */
-#include "linux_parse.h"
-#include "linux_scan.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_scan.h"
 
 #include <errno.h>
 
@@ -41,7 +41,8 @@ static int stat_cpu_line(const char *p, const char *eol, struct raw_object *out)
     return 1;
 }
 
-int parse_proc_stat(const char *buf, size_t len, struct raw_object *out, struct parse_status *st)
+int linux_parse_proc_stat(const char *buf, size_t len, struct raw_object *out,
+                          struct linux_parse_status *st)
 {
     const char *p = buf, *end = buf + len;
     size_t lineno = 0;

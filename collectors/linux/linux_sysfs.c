@@ -1,12 +1,12 @@
 /*
  * linux_sysfs.c - one-value sysfs attributes (Documentation/ABI/testing/sysfs-class-net).
  */
-#include "linux_parse.h"
-#include "linux_scan.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_scan.h"
 
 #include <errno.h>
 
-int parse_sysfs_int(const char *buf, size_t len, int64_t *out)
+int linux_parse_sysfs_int(const char *buf, size_t len, int64_t *out)
 {
     const char *p = buf, *end = buf + len;
     int neg = 0;

@@ -1,8 +1,8 @@
 /*
  * linux_vmstat.c - /proc/vmstat: one "name value" per line (mm/vmstat.c, vmstat_text[]).
  */
-#include "linux_parse.h"
-#include "linux_scan.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_scan.h"
 
 #include <errno.h>
 
@@ -31,8 +31,8 @@ static const struct vmstat_key *vmstat_find(const char *p, const char *blank)
     return NULL;
 }
 
-int parse_vmstat(const char *buf, size_t len, long page_size, struct raw_object *out,
-                 struct parse_status *st)
+int linux_parse_vmstat(const char *buf, size_t len, long page_size, struct raw_object *out,
+                       struct linux_parse_status *st)
 {
     const char *p = buf, *end = buf + len;
     struct raw_row *r = NULL;

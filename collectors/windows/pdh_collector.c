@@ -18,13 +18,14 @@
  * The processes of runs (collector_follow) are read apart from PDH, by proc_windows.c, and their
  * rows are appended after the PDH rows are finished.
  */
-#include "collector.h"
-#include "glob_match.h"
-#include "log.h"
-#include "pdh_map.h"
-#include "pdh_user.h"
-#include "pdh_util.h"
-#include "proc_windows.h"
+#include "base/glob_match.h"
+#include "base/grow.h"
+#include "base/log.h"
+#include "collectors/collector.h"
+#include "collectors/windows/pdh_map.h"
+#include "collectors/windows/pdh_user.h"
+#include "collectors/windows/pdh_util.h"
+#include "collectors/windows/proc_windows.h"
 
 #include <errno.h>
 #include <pdh.h>
@@ -76,14 +77,8 @@ static int64_t monotonic_ms(void)
 
 static struct counter *counter_add(struct collector *c)
 {
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        struct counter *p = realloc(c->ctr, cap * sizeof(*p));
-        if (!p)
-            return NULL;
-        c->ctr = p;
-        c->cap = cap;
-    }
+    if (grow_array(&c->ctr, &c->cap, c->n, sizeof(*c->ctr), 64) < 0)
+        return NULL;
     memset(&c->ctr[c->n], 0, sizeof(c->ctr[0]));
     return &c->ctr[c->n++];
 }
@@ -104,7 +99,8 @@ static int source_in_use(const struct collector *c, size_t src)
 }
 
 /* Whether instance `name` of object `obj` passes the disk or interface globs. */
-static int selected(const struct collector *c, const struct pdh_object_kind *k, const char *name)
+static int selected(const struct collector *c, const struct pdh_map_object_kind *k,
+                    const char *name)
 {
     if (k->globs == 1)
         return collector_name_selected(name, c->cfg.disk_include, c->cfg.n_disk_include,
@@ -169,7 +165,7 @@ static void expand_fixed(struct collector *c, size_t src)
 }
 
 /* Add the counters of one expanded instance path, unless already there (then mark it). */
-static void add_instance(struct collector *c, size_t src, const struct pdh_object_kind *k,
+static void add_instance(struct collector *c, size_t src, const struct pdh_map_object_kind *k,
                          const WCHAR *path)
 {
     char utf8[PATH_MAX_UTF8], raw[PATH_MAX_UTF8], inst[COUNTER_NAME_MAX];
@@ -218,7 +214,7 @@ static int total_only(struct collector *c, size_t src, const char *wild, PDH_STA
     return 1;
 }
 
-static void expand_wildcard(struct collector *c, size_t src, const struct pdh_object_kind *k)
+static void expand_wildcard(struct collector *c, size_t src, const struct pdh_map_object_kind *k)
 {
     const struct pdh_source *s = &pdh_sources[src];
     char path[PATH_MAX_UTF8];
@@ -262,7 +258,7 @@ static void expand_all(struct collector *c)
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < pdh_nsources; i++) {
             const struct pdh_source *s = &pdh_sources[i];
-            const struct pdh_object_kind *k = pdh_object_kind(s->obj);
+            const struct pdh_map_object_kind *k = pdh_map_object_kind(s->obj);
             if ((s->fallback_of >= 0) != pass)
                 continue;
             if (pass && !fallback_wanted(c, s))
@@ -364,7 +360,7 @@ static void store(struct collector *c, struct raw_sample *out, const struct coun
 static void finish_rows(struct collector *c, struct raw_sample *out)
 {
     for (int o = 0; o < OBJ_COUNT; o++) {
-        const struct pdh_object_kind *k = pdh_object_kind((enum object_id)o);
+        const struct pdh_map_object_kind *k = pdh_map_object_kind((enum object_id)o);
         for (size_t i = 0; i < out->obj[o].n; i++) {
             struct raw_row *r = &out->obj[o].rows[i];
             struct row_extra *rx = &c->rx[o][i];

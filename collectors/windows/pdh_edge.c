@@ -7,7 +7,7 @@
  * writeback settings like Linux's vm.dirty_* and PDH no per-process storage bytes of every
  * process, so the kernel fields stay absent (-1) and no scan is taken.
  */
-#include "collector.h"
+#include "collectors/collector.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * pdh_map.h. Counter types and their raw values: "Counter Types" of the Windows performance
  * counter documentation (learn.microsoft.com/windows/win32/perfctrs/counter-types).
  */
-#include "pdh_map.h"
+#include "collectors/windows/pdh_map.h"
 
 #include <math.h>
 #include <string.h>
@@ -101,7 +101,7 @@ const struct pdh_source pdh_sources[] = {
 const size_t pdh_nsources = sizeof(pdh_sources) / sizeof(pdh_sources[0]);
 
 /* Objects the table above does not name (added to counters.h later) are zero: not collected. */
-static const struct pdh_object_kind object_kinds[OBJ_COUNT] = {
+static const struct pdh_map_object_kind object_kinds[OBJ_COUNT] = {
     [OBJ_PROCESSOR] = {.single = 0, .keep_total = 1, .globs = 0},
     [OBJ_DISK] = {.single = 0, .keep_total = 0, .globs = 1},
     [OBJ_NET] = {.single = 0, .keep_total = 0, .globs = 2},
@@ -110,7 +110,7 @@ static const struct pdh_object_kind object_kinds[OBJ_COUNT] = {
     [OBJ_SMB] = {.single = 0, .keep_total = 0, .globs = 0, .unc_names = 1},
 };
 
-const struct pdh_object_kind *pdh_object_kind(enum object_id obj)
+const struct pdh_map_object_kind *pdh_map_object_kind(enum object_id obj)
 {
     return (unsigned)obj < OBJ_COUNT ? &object_kinds[obj] : NULL;
 }

@@ -11,7 +11,7 @@
 #ifndef PERFLOG_PDH_MAP_H
 #define PERFLOG_PDH_MAP_H
 
-#include "sample.h"
+#include "collectors/model/sample.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,13 +53,13 @@ extern const size_t pdh_nsources;
 /* How an object's instances are named: one instance, every instance ('*', expanded by PDH), and
  * whether PDH's own "_Total" instance is kept (Processor) or dropped because delta.c sums the
  * instances into "_Total" as it does on Linux (PhysicalDisk). */
-struct pdh_object_kind {
+struct pdh_map_object_kind {
     int single;     /* no "(instance)" part */
     int keep_total; /* keep PDH's "_Total" row; else drop it and flag rows RAW_IN_TOTAL */
     int globs;      /* 0: none, 1: the disk globs, 2: the interface globs */
     int unc_names;  /* instances are shares, \\server\share: named by pdh_map_share_name */
 };
-const struct pdh_object_kind *pdh_object_kind(enum object_id obj);
+const struct pdh_map_object_kind *pdh_map_object_kind(enum object_id obj);
 
 /* A reading of one counter, as PdhGetRawCounterValue / PdhGetFormattedCounterValue give it. */
 struct pdh_reading {

@@ -6,12 +6,12 @@
  * the first one). learn.microsoft.com/windows/win32/api/pdh/nf-pdh-pdhexpandwildcardpathw: the
  * wildcard path is in the machine's language, hence the translation of the English path first.
  */
-#include "pdh_user.h"
+#include "collectors/windows/pdh_user.h"
 
-#include "log.h"
-#include "pdh_map.h"
-#include "pdh_path.h"
-#include "pdh_util.h"
+#include "base/log.h"
+#include "collectors/model/pdh_path.h"
+#include "collectors/windows/pdh_map.h"
+#include "collectors/windows/pdh_util.h"
 
 #include <pdhmsg.h>
 #include <stdio.h>

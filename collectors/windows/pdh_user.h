@@ -14,7 +14,7 @@
 #ifndef PERFLOG_PDH_USER_H
 #define PERFLOG_PDH_USER_H
 
-#include "sample.h"
+#include "collectors/model/sample.h"
 
 #include <pdh.h>
 #include <stddef.h>

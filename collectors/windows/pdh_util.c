@@ -1,10 +1,10 @@
 /*
  * pdh_util.c - PDH helpers shared by the two halves of the Windows collector; see pdh_util.h.
  */
-#include "pdh_util.h"
+#include "collectors/windows/pdh_util.h"
 
-#include "log.h"
-#include "pdh_map.h"
+#include "base/log.h"
+#include "collectors/windows/pdh_map.h"
 
 #include <pdhmsg.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /*
  * proc_tree.c - the pure half of process following on Windows (proc_tree.h).
  */
-#include "proc_tree.h"
+#include "collectors/windows/proc_tree.h"
 
-#include "counters.h"
-#include "pdh_map.h"
+#include "collectors/model/counters.h"
+#include "collectors/windows/pdh_map.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -8,10 +8,10 @@
  * followed, read every followed one into a row, close the handles of the others; log each kind of
  * failure once.
  */
-#include "proc_windows.h"
+#include "collectors/windows/proc_windows.h"
 
-#include "log.h"
-#include "proc_tree.h"
+#include "base/log.h"
+#include "collectors/windows/proc_tree.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
 #ifndef PERFLOG_PROC_WINDOWS_H
 #define PERFLOG_PROC_WINDOWS_H
 
-#include "collector.h"
-#include "sample.h"
+#include "collectors/collector.h"
+#include "collectors/model/sample.h"
 
 #include <stddef.h>
 

@@ -7,7 +7,7 @@
  *   - odd: the rest is read as points (9 bytes each: a tick step, a presence bit and a value) to
  *     encode; the chunk must decode to exactly those points.
  */
-#include "chunk.h"
+#include "storage/chunk.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * that are either "not printed" (< 0) or finite; and that a NUL-terminated copy of the same bytes
  * gives the same claim (the length, not a NUL, ends the text). Seeds: tests/fixtures/claims.
  */
-#include "claims.h"
+#include "daemon/runs/claims.h"
 
 #include <math.h>
 #include <stdint.h>

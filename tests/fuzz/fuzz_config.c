@@ -6,8 +6,8 @@
  * CFG_MAX_ERRORS + 1 lines, each naming the file; on 0 the values are in their ranges. The first
  * line of the input is also tried as a command-line override of each scalar key.
  */
-#include "config.h"
-#include "json_locate.h"
+#include "config/config.h"
+#include "config/json_locate.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -6,9 +6,9 @@
  * COUNTER_NAME_MAX, present bits only for the object's fields, no more bad lines than lines, and
  * outputs untouched on -EINVAL.
  */
-#include "counters.h"
-#include "linux_netfs.h"
-#include "linux_parse.h"
+#include "collectors/linux/linux_netfs.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/model/counters.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -47,7 +47,7 @@ static void check_rows(const struct raw_object *o, enum object_id obj)
     }
 }
 
-static void check_status(const struct parse_status *st, const char *s, size_t n)
+static void check_status(const struct linux_parse_status *st, const char *s, size_t n)
 {
     CHECK(st->bad_lines <= count_lines(s, n));
     CHECK((st->bad_lines == 0) == (st->first_bad == 0));
@@ -71,10 +71,10 @@ UNUSED_IN_SOME static int hook(void *ctx, struct raw_row *row)
 
 UNUSED_IN_SOME static void fuzz_object(const char *s, size_t n, enum object_id obj,
                                        int (*parse)(const char *, size_t, struct raw_object *,
-                                                    struct parse_status *))
+                                                    struct linux_parse_status *))
 {
     struct raw_object o = {0};
-    struct parse_status st = {0};
+    struct linux_parse_status st = {0};
     int rc = parse(s, n, &o, &st);
 
     CHECK(rc == 0 || rc == -ENOMEM);
@@ -85,10 +85,11 @@ UNUSED_IN_SOME static void fuzz_object(const char *s, size_t n, enum object_id o
 
 UNUSED_IN_SOME static void fuzz_device(const char *s, size_t n, enum object_id obj,
                                        int (*parse)(const char *, size_t, struct raw_object *,
-                                                    parse_row_hook, void *, struct parse_status *))
+                                                    linux_parse_row_hook, void *,
+                                                    struct linux_parse_status *))
 {
     struct raw_object o = {0}, all = {0};
-    struct parse_status st = {0}, st_all = {0};
+    struct linux_parse_status st = {0}, st_all = {0};
     struct hook_state h = {0};
     int rc = parse(s, n, &o, hook, &h, &st);
 
@@ -105,18 +106,18 @@ UNUSED_IN_SOME static void fuzz_device(const char *s, size_t n, enum object_id o
 }
 
 UNUSED_IN_SOME static int vmstat_4k(const char *s, size_t n, struct raw_object *o,
-                                    struct parse_status *st)
+                                    struct linux_parse_status *st)
 {
-    return parse_vmstat(s, n, 4096, o, st);
+    return linux_parse_vmstat(s, n, 4096, o, st);
 }
 
 UNUSED_IN_SOME static void fuzz_vmstat(const char *s, size_t n)
 {
     struct raw_object o = {0};
-    struct parse_status st = {0};
+    struct linux_parse_status st = {0};
 
     fuzz_object(s, n, OBJ_MEMORY, vmstat_4k);
-    CHECK(parse_vmstat(s, n, 1000, &o, &st) == -EINVAL); /* not a multiple of 1024 */
+    CHECK(linux_parse_vmstat(s, n, 1000, &o, &st) == -EINVAL); /* not a multiple of 1024 */
     free(o.rows);
 }
 
@@ -124,18 +125,18 @@ UNUSED_IN_SOME static void fuzz_pid(const char *s, size_t n)
 {
     struct pid_stat ps, before;
     struct raw_row row = {0};
-    struct parse_status st = {0};
+    struct linux_parse_status st = {0};
     int rc;
 
     memset(&ps, 0x5a, sizeof(ps));
     before = ps;
-    rc = parse_pid_stat(s, n, &ps);
+    rc = linux_parse_pid_stat(s, n, &ps);
     CHECK(rc == 0 || rc == -EINVAL);
     if (rc == 0)
         CHECK(memchr(ps.comm, '\0', sizeof(ps.comm)) != NULL);
     else
         CHECK(memcmp(&ps, &before, sizeof(ps)) == 0);
-    CHECK(parse_pid_io(s, n, &row, &st) == 0);
+    CHECK(linux_parse_pid_io(s, n, &row, &st) == 0);
     CHECK((row.present & ~((UINT64_C(1) << PROC_NFIELDS) - 1)) == 0);
     check_status(&st, s, n);
 }
@@ -143,7 +144,7 @@ UNUSED_IN_SOME static void fuzz_pid(const char *s, size_t n)
 UNUSED_IN_SOME static void fuzz_sysfs(const char *s, size_t n)
 {
     int64_t v = INT64_C(-424242);
-    int rc = parse_sysfs_int(s, n, &v);
+    int rc = linux_parse_sysfs_int(s, n, &v);
 
     CHECK(rc == 0 || (rc == -EINVAL && v == INT64_C(-424242)));
 }
@@ -153,10 +154,10 @@ UNUSED_IN_SOME static void fuzz_sysfs(const char *s, size_t n)
  * _Total. */
 UNUSED_IN_SOME static void fuzz_netfs(const char *s, size_t n, enum object_id obj,
                                       int (*parse)(const char *, size_t, struct raw_object *,
-                                                   struct parse_status *))
+                                                   struct linux_parse_status *))
 {
     struct raw_object o = {0};
-    struct parse_status st = {0};
+    struct linux_parse_status st = {0};
     int rc = parse(s, n, &o, &st);
 
     CHECK(rc >= 0 || rc == -ENOMEM);
@@ -180,17 +181,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(s, data, size);
 #if defined(FUZZ_proc_stat)
-    fuzz_object(s, size, OBJ_PROCESSOR, parse_proc_stat);
+    fuzz_object(s, size, OBJ_PROCESSOR, linux_parse_proc_stat);
 #elif defined(FUZZ_diskstats)
-    fuzz_device(s, size, OBJ_DISK, parse_diskstats);
+    fuzz_device(s, size, OBJ_DISK, linux_parse_diskstats);
 #elif defined(FUZZ_net_dev)
-    fuzz_device(s, size, OBJ_NET, parse_net_dev);
+    fuzz_device(s, size, OBJ_NET, linux_parse_net_dev);
 #elif defined(FUZZ_meminfo)
-    fuzz_object(s, size, OBJ_MEMORY, parse_meminfo);
+    fuzz_object(s, size, OBJ_MEMORY, linux_parse_meminfo);
 #elif defined(FUZZ_vmstat)
     fuzz_vmstat(s, size);
 #elif defined(FUZZ_net_snmp)
-    fuzz_object(s, size, OBJ_TCP, parse_net_snmp);
+    fuzz_object(s, size, OBJ_TCP, linux_parse_net_snmp);
 #elif defined(FUZZ_pid)
     fuzz_pid(s, size);
 #elif defined(FUZZ_sysfs)

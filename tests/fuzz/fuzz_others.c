@@ -3,7 +3,7 @@
  * v2 io.stat, cgroup v1 blkio.throttle.io_service_bytes, "key value" files). Beyond "no crash, no
  * UB": only the documented errors, the outputs untouched on failure, and the same answer twice.
  */
-#include "linux_others.h"
+#include "collectors/linux/linux_others.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * parts gives a path that parses back to the same parts, that a pattern without wildcards matches
  * itself, and that pattern_glob agrees with a plain dynamic-programming matcher.
  */
-#include "pattern.h"
+#include "collectors/model/pattern.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -9,11 +9,11 @@
  * parses: an object with "error" {"code", "message"} for a 4xx/5xx, else one with "id". A run
  * that was made is deleted again, so the table stays small however long the run.
  */
-#include "api.h"
-#include "db.h"
-#include "live.h"
-#include "log.h"
-#include "runs.h"
+#include "base/log.h"
+#include "daemon/runs/runs.h"
+#include "storage/db.h"
+#include "storage/query/live.h"
+#include "web/api.h"
 
 #include <jansson.h>
 #include <stdint.h>

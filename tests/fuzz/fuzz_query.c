@@ -4,7 +4,7 @@
  * 0 and a reason is given; and that percent-encoding the parsed pairs again gives a query string
  * that parses to the same pairs.
  */
-#include "query.h"
+#include "web/query.h"
 
 #include <errno.h>
 #include <stdint.h>

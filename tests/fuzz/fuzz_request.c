@@ -9,8 +9,8 @@
  *
  * A header "X-Remote: 1" marks the client as remote; "X-Token: 1" configures a token ("s3cret").
  */
-#include "api_internal.h"
-#include "db.h"
+#include "storage/db.h"
+#include "web/api_internal.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -107,7 +107,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     live = live_new(LIVE_CAP);
     for (int i = 0; i < NTICKS; i++) {
-        live_publish(live, all[i]); /* the store takes its own reference of the newest */
+        live_publish_ref(live, all[i]); /* the store takes its own reference of the newest */
         tick_free(all[i]);
     }
     return 0;

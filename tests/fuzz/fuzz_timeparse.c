@@ -5,7 +5,7 @@
  * that parses back to the same millisecond. tp_parse_time_local, in zones with fixed offsets (also
  * absurd ones) and one whose offset changes, keeps the same promises.
  */
-#include "timeparse.h"
+#include "collectors/model/timeparse.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * rule past the last transition), from the zone and from its copy alike. Seeds: the tz database's
  * Europe/ zones (scripts/fuzz.sh).
  */
-#include "tz.h"
+#include "storage/query/tz.h"
 
 #include <errno.h>
 #include <stdint.h>

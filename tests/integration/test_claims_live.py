@@ -3,7 +3,7 @@
 pv (its progress line, forced with -f), each run for real under `perflog run` against a real
 daemon on a few MiB in a temporary directory: the report's `tool` claim must be what the tool
 printed, read here from the captured output with regular expressions of this file's own,
-independent of web/claims.c. The units are the tools' own: fio's "MiB" and "MB", rsync's
+independent of daemon/runs/claims.c. The units are the tools' own: fio's "MiB" and "MB", rsync's
 summary in bytes, pv's "MiB" (powers of 1024).
 Needs fio, rsync and pv (packaging/build-deps.txt)."""
 import json

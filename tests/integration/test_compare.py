@@ -21,7 +21,7 @@ PERFLOG = os.path.join(os.environ.get("PERFLOG_BUILD_DIR", "build"), "perflog")
 SIZE_MIB = 16
 
 # Where the test expects each scalar figure in a report (docs/report.md), independently of
-# web/report_compare.c; per-device figures are "disk.DEV.FIELD" and "nic.DEV.FIELD".
+# daemon/runs/report_compare.c; per-device figures are "disk.DEV.FIELD" and "nic.DEV.FIELD".
 SCALARS = {
     "throughput.claimed": ("throughput", "claimed"),
     "throughput.returned": ("throughput", "returned"),

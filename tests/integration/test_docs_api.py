@@ -85,7 +85,8 @@ def parse_example(body, line):
 def route_table():
     try:
         with open(ROUTES_SRC) as f:
-            found = re.findall(r'\{\s*"(/[^"]*)"\s*,\s*api_\w+', f.read())
+            # the exact paths of the table (a path with an {id} or {name} hole has no fixed URL)
+            found = re.findall(r'\.path\s*=\s*"(/[^"{]*)"', f.read())
     except OSError:
         found = []
     check(set(KNOWN_ROUTES) <= set(found), f"the route table of web/api.c is readable ({found})")

@@ -35,7 +35,7 @@ def perflog(d, *args, timeout=300):
 
 def dd_printed(err):
     """dd's own last line, e.g. '268435456 bytes (268 MB, 256 MiB) copied, 0.41 s, 655 MB/s':
-    (bytes, bytes/s), read here with a regular expression independent of web/claims.c."""
+    (bytes, bytes/s), read here with a regular expression independent of daemon/runs/claims.c."""
     m = None
     for m in re.finditer(r"^(\d+) bytes .* copied, ([\d.,]+) s, ([\d.,]+) ([kKMGT]?i?)B/s$",
                          err, re.M):

@@ -3,9 +3,9 @@
  * fixed clock, a live store of hand-made ticks and a reader on a real SQLite file in a temp dir.
  * Answers are parsed with Jansson; numbers are compared with counter_eval of the same rows.
  */
-#include "api_internal.h"
-#include "db.h"
+#include "storage/db.h"
 #include "testlib.h"
+#include "web/api_internal.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -775,7 +775,7 @@ static void test_latest(struct live *live, struct reader *rd)
                 0);
 
     /* The first tick after a start has no interval, so no rates. */
-    live_publish(empty, all[0]);
+    live_publish_ref(empty, all[0]);
     env.live = empty;
     j = get_json(
         &env, rd, "/api/v1/latest",
@@ -1311,7 +1311,7 @@ int main(void)
     rd = make_db();
     live = live_new(LIVE_CAP);
     for (int i = 0; i < NALL; i++)
-        live_publish(live, all[i]); /* keeps the last LIVE_CAP: ticks 176..183 */
+        live_publish_ref(live, all[i]); /* keeps the last LIVE_CAP: ticks 176..183 */
 
     test_json_helpers();
     test_auth_ok();

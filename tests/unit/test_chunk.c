@@ -3,7 +3,7 @@
  * (64-bit extremes, wraps, gaps, NULLs, a series that appears and vanishes), the code chosen for
  * typical columns and its size, and refusal of malformed chunks.
  */
-#include "chunk.h"
+#include "storage/chunk.h"
 #include "testlib.h"
 
 #include <errno.h>

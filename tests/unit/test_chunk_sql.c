@@ -3,7 +3,7 @@
  * connections have them: round trips through SQL with NULLs and 64-bit extremes, the order
  * the points come out in, and the errors.
  */
-#include "chunk_sql.h"
+#include "storage/chunk_sql.h"
 #include "testlib.h"
 
 #include <sqlite3.h>

@@ -5,7 +5,7 @@
  * smbclient; locale variants, cut and concatenated outputs, and text that claims nothing. The
  * expected figures are read off the fixtures by hand.
  */
-#include "claims.h"
+#include "daemon/runs/claims.h"
 #include "testlib.h"
 
 #include <math.h>

@@ -3,7 +3,7 @@
  * (Content-Length, chunked with chunk lines split across reads, until close), in bounded pieces
  * and past max_body; an error status keeps its body for the message; the receiver can stop it.
  */
-#include "httpc.h"
+#include "cli/http/httpc.h"
 #include "testlib.h"
 
 #include <arpa/inet.h>

@@ -3,14 +3,18 @@
  * cli/report_fmt.c): shell and Windows quoting of the command line, the tail buffer,
  * /proc/PID/io parsing, the live line and the text rendering of a fixed report.
  */
-#include "peer_url.h"
-#include "run.h"
-#include "term_escape.h"
+#include "base/term_escape.h"
+#include "cli/cli_os.h"
+#include "cli/run.h"
+#include "daemon/runs/peer_url.h"
 #include "testlib.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void check_quote(int argc, const char *const *argv, const char *want)
 {
@@ -767,6 +771,48 @@ static void test_term_escape(void)
     free(d);
 }
 
+static void write_file(const char *path, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+
+    CHECK(f != NULL);
+    for (size_t i = 0; f && i < n; i++)
+        fputc('x', f);
+    if (f)
+        fclose(f);
+}
+
+/* --payload DIR: the regular files below it, nested ones too, links not followed. */
+static void test_path_size(void)
+{
+    char dir[] = "/tmp/perflog-test-size.XXXXXX", p[256], err[256] = "";
+    int64_t bytes = -1, files = -1;
+
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(p, sizeof(p), "%s/a", dir);
+    write_file(p, 100);
+    snprintf(p, sizeof(p), "%s/sub", dir);
+    CHECK_INT(mkdir(p, 0700), 0);
+    snprintf(p, sizeof(p), "%s/sub/b", dir);
+    write_file(p, 23);
+    snprintf(p, sizeof(p), "%s/link", dir);
+    CHECK_INT(symlink("/etc/passwd", p), 0);
+    CHECK_INT(cli_path_size(dir, &bytes, &files, err, sizeof(err)), 0);
+    CHECK_INT(bytes, 123);
+    CHECK_INT(files, 2);
+    /* a file: its size, and *files untouched */
+    snprintf(p, sizeof(p), "%s/a", dir);
+    files = -1;
+    CHECK_INT(cli_path_size(p, &bytes, &files, err, sizeof(err)), 0);
+    CHECK_INT(bytes, 100);
+    CHECK_INT(files, -1);
+    snprintf(p, sizeof(p), "%s/nosuch", dir);
+    CHECK_INT(cli_path_size(p, &bytes, &files, err, sizeof(err)), -1);
+    CHECK(strstr(err, "No such file") != NULL);
+    snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+    CHECK_INT(system(p), 0);
+}
+
 int main(void)
 {
     test_quote();
@@ -782,5 +828,6 @@ int main(void)
     test_peer_url_form();
     test_peer_tokens();
     test_term_escape();
+    test_path_size();
     return tl_done();
 }

@@ -1,7 +1,7 @@
 /*
  * test_clock.c - tick grid arithmetic: alignment, late ticks, wall clock steps, missed counts.
  */
-#include "clock.h"
+#include "base/clock.h"
 #include "testlib.h"
 
 #define S  1000000000LL

@@ -7,11 +7,11 @@
  * by hand, and collects again. Expected values are computed by hand from the fixture files; the
  * comments show the arithmetic.
  */
-#include "collector.h"
-#include "counters.h"
-#include "delta.h"
-#include "linux_collector.h"
-#include "log.h"
+#include "base/log.h"
+#include "collectors/collector.h"
+#include "collectors/linux/linux_collector.h"
+#include "collectors/model/counters.h"
+#include "collectors/model/delta.h"
 #include "testlib.h"
 
 #include <dirent.h>

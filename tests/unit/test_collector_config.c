@@ -3,7 +3,7 @@
  * paths too), the root, the cap on a list's length, and a copy that outlives its source, as the
  * sampler's does across a reload.
  */
-#include "collector_config.h"
+#include "collectors/model/collector_config.h"
 #include "testlib.h"
 
 #include <stdlib.h>

@@ -7,10 +7,10 @@
  * containing its `expected` file, and leave the struct untouched. Then overrides, file errors,
  * the listen parser, the JSON locator, and the example file and documentation kept in step.
  */
-#include "collector.h"
-#include "config.h"
-#include "json_locate.h"
-#include "log.h"
+#include "base/log.h"
+#include "collectors/collector.h"
+#include "config/config.h"
+#include "config/json_locate.h"
 #include "testlib.h"
 
 #include <dirent.h>

@@ -3,7 +3,7 @@
  * text of docs/design.md §6), the Windows zone names and biases, local time across DST changes, and
  * quoting. The goldens in tests/fixtures/csv/ have CRLF line ends (.gitattributes keeps them).
  */
-#include "csv.h"
+#include "storage/query/csv.h"
 #include "testlib.h"
 
 #include <math.h>

@@ -3,9 +3,9 @@
  * page and its files, their types and cache headers, names that are not files, and that neither
  * needs the token while the API does.
  */
-#include "api_internal.h"
-#include "dashboard_assets.h"
 #include "testlib.h"
+#include "web/api_internal.h"
+#include "web/dashboard_assets.h"
 
 #include <stdlib.h>
 #include <string.h>

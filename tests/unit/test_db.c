@@ -2,7 +2,7 @@
  * test_db.c - the SQLite counter log on real files: the counter_values view returns exactly what
  * counter_eval computes, roll-ups and retention, locked-database errors, reopen and versions.
  */
-#include "db.h"
+#include "storage/db.h"
 #include "testlib.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
  * holder's pid, a release lets the next take in, the lock file's text is parsed strictly, and a
  * lock file that cannot be created is a clear error.
  */
-#include "db_lock.h"
+#include "storage/db_lock.h"
 #include "testlib.h"
 
 #include <errno.h>

@@ -3,9 +3,9 @@
  * GET /api/v1/runs/{id}/export and `perflog export --db --run` both use, and the option checks
  * both make.
  */
-#include "export.h"
+#include "storage/query/export.h"
+#include "storage/query/tz.h"
 #include "testlib.h"
-#include "tz.h"
 
 #include <errno.h>
 #include <string.h>

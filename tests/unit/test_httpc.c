@@ -3,7 +3,7 @@
  * decoding as pure functions, then real requests to a fake server on 127.0.0.1 that answers with
  * Content-Length, chunked, until-close bodies, closes without answering, or never answers.
  */
-#include "httpc.h"
+#include "cli/http/httpc.h"
 #include "testlib.h"
 
 #include <arpa/inet.h>

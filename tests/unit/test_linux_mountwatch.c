@@ -3,7 +3,7 @@
  * on the real /proc, by poll(2), with real mounts in a mount namespace of the test's own (needs
  * root: it fails, not skips, without it); and on a fixture's regular file, by its size and inode.
  */
-#include "linux_mountwatch.h"
+#include "collectors/linux/linux_mountwatch.h"
 #include "testlib.h"
 
 #include <errno.h>

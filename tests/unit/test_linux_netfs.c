@@ -3,9 +3,9 @@
  * of fixtures/linux (netfs/ and odd/, described in its README). Expected values are computed by
  * hand from the files; the comments show the arithmetic.
  */
-#include "counters.h"
-#include "linux_netfs.h"
-#include "sample.h"
+#include "collectors/linux/linux_netfs.h"
+#include "collectors/model/counters.h"
+#include "collectors/model/sample.h"
 #include "testlib.h"
 
 #include <errno.h>
@@ -16,7 +16,7 @@
 #define FX FIXTURES_DIR "/linux/"
 
 typedef int (*netfs_parser)(const char *buf, size_t len, struct raw_object *out,
-                            struct parse_status *st);
+                            struct linux_parse_status *st);
 
 static char *load(const char *rel, size_t *len)
 {
@@ -40,7 +40,7 @@ static char *load(const char *rel, size_t *len)
 }
 
 static int parse_file(netfs_parser p, const char *rel, struct raw_object *o,
-                      struct parse_status *st)
+                      struct linux_parse_status *st)
 {
     size_t len;
     char *buf = load(rel, &len);
@@ -66,7 +66,7 @@ static const struct raw_row *row(const struct raw_object *o, const char *name)
 static void test_cifs(void)
 {
     struct raw_object o = {0};
-    struct parse_status st;
+    struct linux_parse_status st;
     const struct raw_row *r;
 
     /* Three tree connections, two of them to \\fs1\data (SMB3), one SMB1 share, disconnected,
@@ -120,7 +120,7 @@ static void test_cifs(void)
 static void test_cifs_cut(void)
 {
     struct raw_object o = {0};
-    struct parse_status st = {0, 0};
+    struct linux_parse_status st = {0, 0};
     char text[256];
     int n;
 
@@ -140,7 +140,7 @@ static void test_cifs_cut(void)
 static void test_mountstats(void)
 {
     struct raw_object o = {0};
-    struct parse_status st;
+    struct linux_parse_status st;
     const struct raw_row *r;
 
     /* proc, sysfs, ext4 twice and tmpfs are not NFS; nfs4srv:/ is mounted twice (a bind mount,
@@ -210,7 +210,7 @@ static void test_prefixes(netfs_parser p, const char *rel)
 
     for (size_t n = 0; n <= len; n++) {
         struct raw_object o = {0};
-        struct parse_status st = {0, 0};
+        struct linux_parse_status st = {0, 0};
         char *copy = malloc(n ? n : 1);
 
         memcpy(copy, buf, n);

@@ -3,7 +3,7 @@
  * test machine (fixtures/linux/base) and edited copies for older kernels and malformed lines
  * (fixtures/linux/odd). Expected values are read off the fixture files by hand.
  */
-#include "linux_parse.h"
+#include "collectors/linux/linux_parse.h"
 #include "testlib.h"
 
 #include <errno.h>
@@ -46,17 +46,17 @@ static const struct raw_row *row(const struct raw_object *o, const char *name)
     return NULL;
 }
 
-static void reset(struct raw_object *o, struct parse_status *st)
+static void reset(struct raw_object *o, struct linux_parse_status *st)
 {
     o->n = 0;
     memset(st, 0, sizeof(*st));
 }
 
 /* Parse a fixture with a parser that takes no hook. */
-typedef int (*plain_parser)(const char *, size_t, struct raw_object *, struct parse_status *);
+typedef int (*plain_parser)(const char *, size_t, struct raw_object *, struct linux_parse_status *);
 
 static int parse_file(plain_parser p, const char *rel, struct raw_object *o,
-                      struct parse_status *st)
+                      struct linux_parse_status *st)
 {
     size_t len;
     char *buf = load(rel, &len);
@@ -71,12 +71,12 @@ static int parse_file(plain_parser p, const char *rel, struct raw_object *o,
 static void test_stat(void)
 {
     struct raw_object o = {0};
-    struct parse_status st;
+    struct linux_parse_status st;
     const struct raw_row *r;
     const uint64_t all = (1ull << CPU_NFIELDS) - 1;
 
     /* The real file: cpu, cpu0, cpu1. */
-    CHECK_INT(parse_file(parse_proc_stat, "base/proc/stat", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_proc_stat, "base/proc/stat", &o, &st), 0);
     CHECK_INT(o.n, 3);
     CHECK_INT(st.bad_lines, 0);
     r = row(&o, "_Total");
@@ -99,7 +99,7 @@ static void test_stat(void)
     CHECK_INT(o.rows[2].v[CPU_IOWAIT], 317);
 
     /* Linux 2.4: four columns; the rest is not present rather than zero. */
-    CHECK_INT(parse_file(parse_proc_stat, "odd/stat-2.4", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_proc_stat, "odd/stat-2.4", &o, &st), 0);
     CHECK_INT(o.n, 2);
     CHECK_INT(st.bad_lines, 0);
     CHECK_INT(o.rows[0].present, B(CPU_USER) | B(CPU_NICE) | B(CPU_SYSTEM) | B(CPU_IDLE));
@@ -107,14 +107,14 @@ static void test_stat(void)
     CHECK_INT(o.rows[0].v[CPU_IOWAIT], 0);
 
     /* Linux 2.6.10: seven columns, no steal. */
-    CHECK_INT(parse_file(parse_proc_stat, "odd/stat-2.6.10", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_proc_stat, "odd/stat-2.6.10", &o, &st), 0);
     CHECK_INT(o.n, 2);
     CHECK_INT(o.rows[1].present, all & ~B(CPU_STEAL));
     CHECK_INT(o.rows[1].v[CPU_SOFTIRQ], 4);
 
     /* cpu1 (3 columns), cpuX (no number), cpu2 (a negative column) are skipped; cpu4, after
      * "intr", is not read at all. */
-    CHECK_INT(parse_file(parse_proc_stat, "odd/stat-malformed", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_proc_stat, "odd/stat-malformed", &o, &st), 0);
     CHECK_INT(o.n, 3);
     CHECK_STR(o.rows[0].name, "_Total");
     CHECK_STR(o.rows[1].name, "0");
@@ -123,13 +123,13 @@ static void test_stat(void)
     CHECK_INT(st.first_bad, 3);
     CHECK(row(&o, "4") == NULL);
 
-    CHECK_INT(parse_file(parse_proc_stat, "odd/empty", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_proc_stat, "odd/empty", &o, &st), 0);
     CHECK_INT(o.n, 0);
     CHECK_INT(st.bad_lines, 0);
 
     /* No final newline, tabs as separators. */
     reset(&o, &st);
-    CHECK_INT(parse_proc_stat("cpu\t1 2 3 4 5 6 7 8 9 10", 24, &o, &st), 0);
+    CHECK_INT(linux_parse_proc_stat("cpu\t1 2 3 4 5 6 7 8 9 10", 24, &o, &st), 0);
     CHECK_INT(o.n, 1);
     CHECK_INT(o.rows[0].v[CPU_STEAL], 8);
     CHECK_INT(o.rows[0].present, all);
@@ -157,7 +157,7 @@ static int hook_fails(void *ctx, struct raw_row *r)
 static void test_diskstats(void)
 {
     struct raw_object o = {0};
-    struct parse_status st;
+    struct linux_parse_status st;
     const struct raw_row *r;
     size_t len;
     char *buf = load("base/proc/diskstats", &len);
@@ -165,7 +165,7 @@ static void test_diskstats(void)
 
     /* Every line of the real file, 20 columns each (Linux 5.5+). */
     reset(&o, &st);
-    CHECK_INT(parse_diskstats(buf, len, &o, NULL, NULL, &st), 0);
+    CHECK_INT(linux_parse_diskstats(buf, len, &o, NULL, NULL, &st), 0);
     CHECK_INT(o.n, 10);
     CHECK_INT(st.bad_lines, 0);
     r = row(&o, "vda");
@@ -188,7 +188,7 @@ static void test_diskstats(void)
 
     /* The hook sees every well-formed row and decides. */
     reset(&o, &st);
-    CHECK_INT(parse_diskstats(buf, len, &o, keep_whole, &calls, &st), 0);
+    CHECK_INT(linux_parse_diskstats(buf, len, &o, keep_whole, &calls, &st), 0);
     CHECK_INT(calls, 10);
     CHECK_INT(o.n, 1);
     CHECK_STR(o.rows[0].name, "vda");
@@ -197,13 +197,13 @@ static void test_diskstats(void)
 
     /* A hook error stops the parse. */
     reset(&o, &st);
-    CHECK_INT(parse_diskstats(buf, len, &o, hook_fails, NULL, &st), -EIO);
+    CHECK_INT(linux_parse_diskstats(buf, len, &o, hook_fails, NULL, &st), -EIO);
     free(buf);
 
     /* Linux before 4.18: exactly 14 columns. */
     buf = load("odd/diskstats-4.14", &len);
     reset(&o, &st);
-    CHECK_INT(parse_diskstats(buf, len, &o, NULL, NULL, &st), 0);
+    CHECK_INT(linux_parse_diskstats(buf, len, &o, NULL, NULL, &st), 0);
     CHECK_INT(o.n, 2);
     CHECK_INT(o.rows[1].v[DISK_RD_IOS], 21);
     CHECK_INT(o.rows[1].v[DISK_QUEUE_MS], 31);
@@ -214,7 +214,7 @@ static void test_diskstats(void)
      * a device; sde holds the largest 64-bit value. */
     buf = load("odd/diskstats-malformed", &len);
     reset(&o, &st);
-    CHECK_INT(parse_diskstats(buf, len, &o, NULL, NULL, &st), 0);
+    CHECK_INT(linux_parse_diskstats(buf, len, &o, NULL, NULL, &st), 0);
     CHECK_INT(o.n, 3);
     CHECK_STR(o.rows[0].name, "sda");
     CHECK_STR(o.rows[1].name, "sde");
@@ -226,7 +226,7 @@ static void test_diskstats(void)
     free(buf);
 
     reset(&o, &st);
-    CHECK_INT(parse_diskstats("", 0, &o, NULL, NULL, &st), 0);
+    CHECK_INT(linux_parse_diskstats("", 0, &o, NULL, NULL, &st), 0);
     CHECK_INT(o.n, 0);
     free(o.rows);
 }
@@ -241,13 +241,13 @@ static void test_net_dev(void)
 {
     const uint64_t counters = (1ull << (NET_TX_DROP + 1)) - 1;
     struct raw_object o = {0};
-    struct parse_status st;
+    struct linux_parse_status st;
     const struct raw_row *r;
     size_t len;
     char *buf = load("base/proc/net/dev", &len);
 
     reset(&o, &st);
-    CHECK_INT(parse_net_dev(buf, len, &o, NULL, NULL, &st), 0);
+    CHECK_INT(linux_parse_net_dev(buf, len, &o, NULL, NULL, &st), 0);
     CHECK_INT(o.n, 4);
     CHECK_INT(st.bad_lines, 0);
     r = row(&o, "eth0");
@@ -263,7 +263,7 @@ static void test_net_dev(void)
     CHECK(row(&o, "lo") && row(&o, "lo")->v[NET_TX_BYTES] == 3267);
 
     reset(&o, &st);
-    CHECK_INT(parse_net_dev(buf, len, &o, drop_lo, NULL, &st), 0);
+    CHECK_INT(linux_parse_net_dev(buf, len, &o, drop_lo, NULL, &st), 0);
     CHECK_INT(o.n, 3);
     CHECK(row(&o, "lo") == NULL);
     free(buf);
@@ -271,7 +271,7 @@ static void test_net_dev(void)
     /* Old kernels: no blank after the colon when the number is wide. */
     buf = load("odd/netdev-old", &len);
     reset(&o, &st);
-    CHECK_INT(parse_net_dev(buf, len, &o, NULL, NULL, &st), 0);
+    CHECK_INT(linux_parse_net_dev(buf, len, &o, NULL, NULL, &st), 0);
     CHECK_INT(o.n, 2);
     r = row(&o, "eth0");
     CHECK(r != NULL);
@@ -289,7 +289,7 @@ static void test_net_dev(void)
     /* eth0 too short, eth1 without a colon, eth2 negative, an empty name. */
     buf = load("odd/netdev-malformed", &len);
     reset(&o, &st);
-    CHECK_INT(parse_net_dev(buf, len, &o, NULL, NULL, &st), 0);
+    CHECK_INT(linux_parse_net_dev(buf, len, &o, NULL, NULL, &st), 0);
     CHECK_INT(o.n, 2);
     CHECK_STR(o.rows[0].name, "lo");
     CHECK_STR(o.rows[1].name, "wlan0");
@@ -299,15 +299,16 @@ static void test_net_dev(void)
     free(buf);
 
     reset(&o, &st);
-    CHECK_INT(parse_net_dev("", 0, &o, NULL, NULL, &st), 0);
+    CHECK_INT(linux_parse_net_dev("", 0, &o, NULL, NULL, &st), 0);
     CHECK_INT(o.n, 0);
     CHECK_INT(st.bad_lines, 0);
     free(o.rows);
 }
 
-static int vmstat_4k(const char *buf, size_t len, struct raw_object *o, struct parse_status *st)
+static int vmstat_4k(const char *buf, size_t len, struct raw_object *o,
+                     struct linux_parse_status *st)
 {
-    return parse_vmstat(buf, len, 4096, o, st);
+    return linux_parse_vmstat(buf, len, 4096, o, st);
 }
 
 static void test_memory(void)
@@ -317,11 +318,11 @@ static void test_memory(void)
     const uint64_t vmstat_all = B(MEM_DIRTIED_KB) | B(MEM_WRITTEN_KB) | B(MEM_PGPGIN_KB) |
                                 B(MEM_PGPGOUT_KB) | B(MEM_PGFAULT) | B(MEM_PGMAJFAULT);
     struct raw_object o = {0};
-    struct parse_status st;
+    struct linux_parse_status st;
     size_t len;
     char *buf;
 
-    CHECK_INT(parse_file(parse_meminfo, "base/proc/meminfo", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_meminfo, "base/proc/meminfo", &o, &st), 0);
     CHECK_INT(o.n, 1);
     CHECK_STR(o.rows[0].name, "");
     CHECK_INT(o.rows[0].present, meminfo_all);
@@ -334,7 +335,7 @@ static void test_memory(void)
     /* vmstat fills the same single row; page counts become KiB (4 KiB pages: x4). */
     buf = load("base/proc/vmstat", &len);
     memset(&st, 0, sizeof(st));
-    CHECK_INT(parse_vmstat(buf, len, 4096, &o, &st), 0);
+    CHECK_INT(linux_parse_vmstat(buf, len, 4096, &o, &st), 0);
     CHECK_INT(o.n, 1);
     CHECK_INT(o.rows[0].present, meminfo_all | vmstat_all);
     CHECK_INT(o.rows[0].v[MEM_AVAILABLE_KB], 24337408);
@@ -348,24 +349,24 @@ static void test_memory(void)
 
     /* 64 KiB pages (arm64, ppc64): x64; and vmstat alone makes the row. */
     reset(&o, &st);
-    CHECK_INT(parse_vmstat(buf, len, 65536, &o, &st), 0);
+    CHECK_INT(linux_parse_vmstat(buf, len, 65536, &o, &st), 0);
     CHECK_INT(o.n, 1);
     CHECK_INT(o.rows[0].present, vmstat_all);
     CHECK_INT(o.rows[0].v[MEM_DIRTIED_KB], 81721 * 64);
     CHECK_INT(o.rows[0].v[MEM_PGPGIN_KB], 1561817);
-    CHECK_INT(parse_vmstat(buf, len, 1000, &o, &st), -EINVAL);
+    CHECK_INT(linux_parse_vmstat(buf, len, 1000, &o, &st), -EINVAL);
     free(buf);
 
     /* Before Linux 3.14 there is no MemAvailable; SwapCached and WritebackTmp come before the
      * keys they end or start like. */
-    CHECK_INT(parse_file(parse_meminfo, "odd/meminfo-3.10", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_meminfo, "odd/meminfo-3.10", &o, &st), 0);
     CHECK_INT(o.n, 1);
     CHECK_INT(o.rows[0].present, meminfo_all & ~B(MEM_AVAILABLE_KB));
     CHECK_INT(o.rows[0].v[MEM_CACHED_KB], 200000);
     CHECK_INT(o.rows[0].v[MEM_WRITEBACK_KB], 3);
     CHECK_INT(st.bad_lines, 0);
 
-    CHECK_INT(parse_file(parse_meminfo, "odd/meminfo-malformed", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_meminfo, "odd/meminfo-malformed", &o, &st), 0);
     CHECK_INT(o.rows[0].present, meminfo_all & ~B(MEM_AVAILABLE_KB));
     CHECK_INT(o.rows[0].v[MEM_BUFFERS_KB], 10000);
     CHECK_INT(o.rows[0].v[MEM_WRITEBACK_KB], 5);
@@ -382,7 +383,7 @@ static void test_memory(void)
     CHECK_INT(st.first_bad, 2);
 
     /* An empty file gives no row at all. */
-    CHECK_INT(parse_file(parse_meminfo, "odd/empty", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_meminfo, "odd/empty", &o, &st), 0);
     CHECK_INT(o.n, 0);
     CHECK_INT(parse_file(vmstat_4k, "odd/empty", &o, &st), 0);
     CHECK_INT(o.n, 0);
@@ -393,11 +394,11 @@ static void test_snmp(void)
 {
     const uint64_t all = (1ull << TCP_NFIELDS) - 1;
     struct raw_object o = {0};
-    struct parse_status st;
+    struct linux_parse_status st;
     static const char bad_value[] = "Tcp: InSegs OutSegs RetransSegs CurrEstab\nTcp: 1 2x 3 4\n";
     static const char no_values[] = "Tcp: InSegs OutSegs RetransSegs CurrEstab\nUdp: A\nUdp: 1\n";
 
-    CHECK_INT(parse_file(parse_net_snmp, "base/proc/net/snmp", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_net_snmp, "base/proc/net/snmp", &o, &st), 0);
     CHECK_INT(o.n, 1);
     CHECK_STR(o.rows[0].name, "");
     CHECK_INT(o.rows[0].present, all);
@@ -408,7 +409,7 @@ static void test_snmp(void)
     CHECK_INT(st.bad_lines, 0);
 
     /* Columns are found by name, wherever they are. */
-    CHECK_INT(parse_file(parse_net_snmp, "odd/snmp-reordered", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_net_snmp, "odd/snmp-reordered", &o, &st), 0);
     CHECK_INT(o.n, 1);
     CHECK_INT(o.rows[0].present, all);
     CHECK_INT(o.rows[0].v[TCP_CURR_ESTAB], 7);
@@ -417,30 +418,30 @@ static void test_snmp(void)
     CHECK_INT(o.rows[0].v[TCP_OUT_SEGS], 900);
 
     /* A column the header does not name is not present. */
-    CHECK_INT(parse_file(parse_net_snmp, "odd/snmp-no-retrans", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_net_snmp, "odd/snmp-no-retrans", &o, &st), 0);
     CHECK_INT(o.n, 1);
     CHECK_INT(o.rows[0].present, all & ~B(TCP_RETRANS_SEGS));
     CHECK_INT(o.rows[0].v[TCP_OUT_SEGS], 20);
     CHECK_INT(st.bad_lines, 0);
 
     /* Fewer values than names: the line is skipped, so is the row. */
-    CHECK_INT(parse_file(parse_net_snmp, "odd/snmp-malformed", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_net_snmp, "odd/snmp-malformed", &o, &st), 0);
     CHECK_INT(o.n, 0);
     CHECK_INT(st.bad_lines, 1);
     CHECK_INT(st.first_bad, 2);
 
     reset(&o, &st);
-    CHECK_INT(parse_net_snmp(bad_value, sizeof(bad_value) - 1, &o, &st), 0);
+    CHECK_INT(linux_parse_net_snmp(bad_value, sizeof(bad_value) - 1, &o, &st), 0);
     CHECK_INT(o.n, 0);
     CHECK_INT(st.first_bad, 2);
 
     reset(&o, &st);
-    CHECK_INT(parse_net_snmp(no_values, sizeof(no_values) - 1, &o, &st), 0);
+    CHECK_INT(linux_parse_net_snmp(no_values, sizeof(no_values) - 1, &o, &st), 0);
     CHECK_INT(o.n, 0);
     CHECK_INT(st.bad_lines, 1);
     CHECK_INT(st.first_bad, 1);
 
-    CHECK_INT(parse_file(parse_net_snmp, "odd/empty", &o, &st), 0);
+    CHECK_INT(parse_file(linux_parse_net_snmp, "odd/empty", &o, &st), 0);
     CHECK_INT(o.n, 0);
     CHECK_INT(st.bad_lines, 0);
     free(o.rows);
@@ -450,19 +451,19 @@ static void test_sysfs_int(void)
 {
     int64_t v = 42;
 
-    CHECK_INT(parse_sysfs_int("1000\n", 5, &v), 0);
+    CHECK_INT(linux_parse_sysfs_int("1000\n", 5, &v), 0);
     CHECK_INT(v, 1000);
-    CHECK_INT(parse_sysfs_int("-1\n", 3, &v), 0);
+    CHECK_INT(linux_parse_sysfs_int("-1\n", 3, &v), 0);
     CHECK_INT(v, -1);
-    CHECK_INT(parse_sysfs_int("9000", 4, &v), 0);
+    CHECK_INT(linux_parse_sysfs_int("9000", 4, &v), 0);
     CHECK_INT(v, 9000);
     v = 42;
-    CHECK_INT(parse_sysfs_int("", 0, &v), -EINVAL);
-    CHECK_INT(parse_sysfs_int("\n", 1, &v), -EINVAL);
-    CHECK_INT(parse_sysfs_int("abc\n", 4, &v), -EINVAL);
-    CHECK_INT(parse_sysfs_int("10 20\n", 6, &v), -EINVAL);
-    CHECK_INT(parse_sysfs_int("-\n", 2, &v), -EINVAL);
-    CHECK_INT(parse_sysfs_int("9223372036854775808\n", 20, &v), -EINVAL);
+    CHECK_INT(linux_parse_sysfs_int("", 0, &v), -EINVAL);
+    CHECK_INT(linux_parse_sysfs_int("\n", 1, &v), -EINVAL);
+    CHECK_INT(linux_parse_sysfs_int("abc\n", 4, &v), -EINVAL);
+    CHECK_INT(linux_parse_sysfs_int("10 20\n", 6, &v), -EINVAL);
+    CHECK_INT(linux_parse_sysfs_int("-\n", 2, &v), -EINVAL);
+    CHECK_INT(linux_parse_sysfs_int("9223372036854775808\n", 20, &v), -EINVAL);
     CHECK_INT(v, 42); /* untouched on failure */
 }
 

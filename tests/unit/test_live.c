@@ -2,8 +2,8 @@
  * test_live.c - the in-memory store of the newest ticks: order, capacity, references, ranges, and
  * the raw readings delta_tick keeps in each row for /metrics.
  */
-#include "delta.h"
-#include "live.h"
+#include "collectors/model/delta.h"
+#include "storage/query/live.h"
 #include "testlib.h"
 
 #include <pthread.h>
@@ -31,7 +31,7 @@ static void test_ring(void)
     CHECK(oldest == INT64_MAX);
     for (int i = 1; i <= 5; i++) {
         t = mk(i * 1000);
-        live_publish(l, t);
+        live_publish_ref(l, t);
         tick_free(t); /* the store keeps its own reference */
     }
     t = live_latest(l);
@@ -90,7 +90,7 @@ static void test_threads(void)
     for (int i = 1; i <= 20000; i++) {
         struct tick *t = mk(i);
 
-        live_publish(l, t);
+        live_publish_ref(l, t);
         tick_free(t);
     }
     for (int i = 0; i < 2; i++)

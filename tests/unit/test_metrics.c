@@ -4,7 +4,7 @@
  * samples), self metrics, extra PDH series, a grammar check of every line, and `promtool check
  * metrics` on a realistic tick and on extras.
  */
-#include "metrics.h"
+#include "storage/query/metrics.h"
 #include "testlib.h"
 
 #include <ctype.h>

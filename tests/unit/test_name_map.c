@@ -2,7 +2,7 @@
  * test_name_map.c - the name -> id map of the writer (storage/name_map.c): lookups of present and
  * absent names, growth past many entries with every id kept, and clear.
  */
-#include "name_map.h"
+#include "storage/name_map.h"
 #include "testlib.h"
 
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * instance names, the errors, case-insensitive globbing that stays fast on hostile patterns, and
  * the path formatter.
  */
-#include "pattern.h"
+#include "collectors/model/pattern.h"
 #include "testlib.h"
 
 #include <errno.h>

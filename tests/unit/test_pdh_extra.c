@@ -7,11 +7,11 @@
  * from the raw ones; retention and the size cap prune them with the rest; and a version-3
  * database (tests/fixtures/db/v3.sql) read as it is, then upgraded to version 4.
  */
-#include "api_internal.h"
-#include "db.h"
-#include "delta.h"
-#include "series.h"
+#include "collectors/model/delta.h"
+#include "storage/db.h"
+#include "storage/query/series.h"
 #include "testlib.h"
+#include "web/api_internal.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -827,7 +827,7 @@ int main(void)
     rd = make_db();
     live = live_new(LIVE_CAP);
     for (int i = 0; i < NALL; i++)
-        live_publish(live, all[i]); /* keeps the last LIVE_CAP: ticks 176..183 */
+        live_publish_ref(live, all[i]); /* keeps the last LIVE_CAP: ticks 176..183 */
     if (rd && live) {
         test_view();
         test_counters(live, rd);

@@ -4,9 +4,9 @@
  * onto PDH counters (every counter of section 2 gets a value from a full set of readings, except
  * the Linux-only ones), and the Windows glob matcher.
  */
-#include "counters.h"
-#include "glob_match.h"
-#include "pdh_map.h"
+#include "base/glob_match.h"
+#include "collectors/model/counters.h"
+#include "collectors/windows/pdh_map.h"
 #include "testlib.h"
 
 #include <stdlib.h>
@@ -54,7 +54,7 @@ static void test_instance_names(void)
     /* A share keeps its UNC path, as Linux names it; parentheses and controls still go. */
     pdh_map_share_name("\\\\fs1\\data (old)\t", out, sizeof(out));
     CHECK_STR(out, "\\\\fs1\\data [old]_");
-    CHECK(pdh_object_kind(OBJ_SMB)->unc_names && !pdh_object_kind(OBJ_DISK)->unc_names);
+    CHECK(pdh_map_object_kind(OBJ_SMB)->unc_names && !pdh_map_object_kind(OBJ_DISK)->unc_names);
     /* 62 ASCII bytes then a 2-byte character: only 63 bytes fit, the character is dropped whole. */
     memset(in, 'x', 62);
     strcpy(in + 62, "\xc3\xa9z");
@@ -203,11 +203,12 @@ static void test_design_paths(void)
         CHECK(s->field < (int)counter_objects[s->obj].nfields ||
               (s->obj == OBJ_PROCESSOR && s->field >= COUNTER_MAX_FIELDS &&
                s->field < PDH_FIELD_COUNT));
-        CHECK(pdh_object_kind(s->obj) != NULL);
+        CHECK(pdh_map_object_kind(s->obj) != NULL);
         CHECK(s->object[0] && s->counter[0] && s->div > 0);
     }
-    CHECK(pdh_object_kind(OBJ_PROCESSOR)->keep_total && !pdh_object_kind(OBJ_DISK)->keep_total);
-    CHECK(pdh_object_kind(OBJ_MEMORY)->single && pdh_object_kind(OBJ_TCP)->single);
+    CHECK(pdh_map_object_kind(OBJ_PROCESSOR)->keep_total &&
+          !pdh_map_object_kind(OBJ_DISK)->keep_total);
+    CHECK(pdh_map_object_kind(OBJ_MEMORY)->single && pdh_map_object_kind(OBJ_TCP)->single);
 
     /* Two full readings, the second twice the first: every counter gets a value from the
      * deltas, except the Linux-only ones. */

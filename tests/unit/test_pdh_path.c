@@ -3,7 +3,7 @@
  * counter (machine prefixes, parentheses inside instances, malformed paths), joining them back,
  * recognising perflog's own counters, and naming the expansions of wildcard paths.
  */
-#include "pdh_path.h"
+#include "collectors/model/pdh_path.h"
 #include "testlib.h"
 
 #include <errno.h>

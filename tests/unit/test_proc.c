@@ -6,11 +6,11 @@
  * The tree: 1 init; 100 perflog (the run's root); 101 sh, child of 100; 102 cat, child of 101;
  * 200 sshd, child of 1, not part of the run. CLK_TCK is read as the tracker reads it.
  */
-#include "counters.h"
-#include "delta.h"
-#include "linux_parse.h"
-#include "linux_proc.h"
-#include "log.h"
+#include "base/log.h"
+#include "collectors/linux/linux_parse.h"
+#include "collectors/linux/linux_proc.h"
+#include "collectors/model/counters.h"
+#include "collectors/model/delta.h"
 #include "testlib.h"
 
 #include <errno.h>
@@ -105,7 +105,7 @@ static void test_parse_stat(void)
     static const char odd[] = "77 (a) (b c)) S 1 77 77 0 -1 0 0 0 0 0 1 2 0 0 20 0 3 0 55 0 0\n";
     struct pid_stat ps;
 
-    CHECK_INT(parse_pid_stat(normal, sizeof(normal) - 1, &ps), 0);
+    CHECK_INT(linux_parse_pid_stat(normal, sizeof(normal) - 1, &ps), 0);
     CHECK_STR(ps.comm, "cat");
     CHECK_INT(ps.ppid, 4241);
     CHECK_INT(ps.utime_ticks, 37);
@@ -113,20 +113,20 @@ static void test_parse_stat(void)
     CHECK_INT(ps.num_threads, 1);
     CHECK_INT(ps.start_ticks, 987654);
     /* comm ends at the last ')': a name may hold blanks and parentheses */
-    CHECK_INT(parse_pid_stat(odd, sizeof(odd) - 1, &ps), 0);
+    CHECK_INT(linux_parse_pid_stat(odd, sizeof(odd) - 1, &ps), 0);
     CHECK_STR(ps.comm, "a) (b c)");
     CHECK_INT(ps.ppid, 1);
     CHECK_INT(ps.num_threads, 3);
     CHECK_INT(ps.start_ticks, 55);
     /* malformed: no ')', too few fields, a letter where ppid is; out untouched */
     ps.ppid = -5;
-    CHECK_INT(parse_pid_stat("12 (x S 1 2 3", 13, &ps), -EINVAL);
-    CHECK_INT(parse_pid_stat("12 (x) S 1 2 3 4\n", 17, &ps), -EINVAL);
-    CHECK_INT(
-        parse_pid_stat("12 (x) S q 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n", 64, &ps),
-        -EINVAL);
+    CHECK_INT(linux_parse_pid_stat("12 (x S 1 2 3", 13, &ps), -EINVAL);
+    CHECK_INT(linux_parse_pid_stat("12 (x) S 1 2 3 4\n", 17, &ps), -EINVAL);
+    CHECK_INT(linux_parse_pid_stat(
+                  "12 (x) S q 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21\n", 64, &ps),
+              -EINVAL);
     CHECK_INT(ps.ppid, -5);
-    CHECK_INT(parse_pid_stat("", 0, &ps), -EINVAL);
+    CHECK_INT(linux_parse_pid_stat("", 0, &ps), -EINVAL);
 }
 
 static void test_parse_io(void)
@@ -135,9 +135,9 @@ static void test_parse_io(void)
                                "write_bytes: 8192\ncancelled_write_bytes: 4096\n";
     static const char bad[] = "rchar: x\nwchar: 5\nunknown: 7\nread_bytes 9\n";
     struct raw_row row = {0};
-    struct parse_status st = {0};
+    struct linux_parse_status st = {0};
 
-    CHECK_INT(parse_pid_io(good, sizeof(good) - 1, &row, &st), 0);
+    CHECK_INT(linux_parse_pid_io(good, sizeof(good) - 1, &row, &st), 0);
     CHECK_INT(row.v[PROC_RCHAR], 1000);
     CHECK_INT(row.v[PROC_WCHAR], 2000);
     CHECK_INT(row.v[PROC_SYSCR], 3);
@@ -147,7 +147,7 @@ static void test_parse_io(void)
     CHECK_INT(row.present, 0x3f);
     CHECK_INT(st.bad_lines, 0);
     memset(&row, 0, sizeof(row));
-    CHECK_INT(parse_pid_io(bad, sizeof(bad) - 1, &row, &st), 0);
+    CHECK_INT(linux_parse_pid_io(bad, sizeof(bad) - 1, &row, &st), 0);
     CHECK_INT(row.present, 1u << PROC_WCHAR); /* rchar malformed; "read_bytes 9" has no colon */
     CHECK_INT(row.v[PROC_WCHAR], 5);
     CHECK_INT(st.bad_lines, 1);

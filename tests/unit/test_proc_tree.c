@@ -4,8 +4,8 @@
  * orphan that stays followed, a stale parent pid that a newer process holds now, cycles), instance
  * names and FILETIME conversion.
  */
-#include "counters.h"
-#include "proc_tree.h"
+#include "collectors/model/counters.h"
+#include "collectors/windows/proc_tree.h"
 #include "testlib.h"
 
 #include <string.h>

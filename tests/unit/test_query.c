@@ -3,8 +3,8 @@
  * (bad escapes, NUL, an empty key), the bounds (64 pairs, 8192 decoded bytes), repeated keys in
  * order, and the unknown-key check.
  */
-#include "query.h"
 #include "testlib.h"
+#include "web/query.h"
 
 #include <errno.h>
 #include <stdio.h>

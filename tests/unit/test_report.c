@@ -7,9 +7,9 @@
  * fixture series: durable_ms, the tail's two phases, the headline rule, levels relative to the
  * start and the window (edges or ticks) each family of figures comes from.
  */
-#include "db.h"
-#include "live.h"
-#include "report.h"
+#include "daemon/runs/report.h"
+#include "storage/db.h"
+#include "storage/query/live.h"
 #include "testlib.h"
 
 #include <jansson.h>
@@ -149,7 +149,7 @@ static struct reader *make_db(struct live **live)
     CHECK_INT(reader_open(path, &rd, err, sizeof(err)), 0);
     *live = live_new(LIVE_CAP);
     for (size_t i = 0; i < nall; i++)
-        live_publish(*live, all[i]);
+        live_publish_ref(*live, all[i]);
     return rd;
 }
 

@@ -5,8 +5,8 @@
  * pointer reader with its escapes. Also the median/min/max of perflog run --repeat
  * (cli/compare_fmt.c).
  */
-#include "compare.h"
-#include "report_compare.h"
+#include "cli/compare.h"
+#include "daemon/runs/report_compare.h"
 #include "testlib.h"
 
 #include <jansson.h>

@@ -3,9 +3,9 @@
  * closure from the root's pid through the parents as first seen, processes of other runs and
  * outside the window left out, an orphan kept, and the restriction of an export's Process series.
  */
-#include "delta.h"
-#include "live.h"
-#include "report_proc.h"
+#include "collectors/model/delta.h"
+#include "storage/query/live.h"
+#include "storage/query/report_proc.h"
 #include "testlib.h"
 
 #include <stdlib.h>
@@ -34,7 +34,7 @@ static void publish(struct live *l, struct delta_state *d, int64_t ms, const str
     }
     t = delta_tick(d, &s, ms, ms == T0 ? 0 : 1000, 0);
     CHECK(t != NULL);
-    live_publish(l, t);
+    live_publish_ref(l, t);
     tick_free(t);
     raw_sample_free(&s);
 }

@@ -3,10 +3,10 @@
  * parsers and walks (tests/fixtures/edges/, README there), the edge JSON of run_edges.c, and the
  * own/others sections of report_io.c on hand-made edges.
  */
-#include "collector.h"
-#include "linux_others.h"
-#include "report_io.h"
-#include "run_edges.h"
+#include "collectors/collector.h"
+#include "collectors/linux/linux_others.h"
+#include "daemon/runs/report_io.h"
+#include "daemon/runs/run_edges.h"
 #include "testlib.h"
 
 #include <errno.h>

@@ -3,8 +3,8 @@
  * -EALREADY), get, list newest first, set the report, delete, closing open runs at start, and the
  * schema 1 -> 2 upgrade that added its columns.
  */
-#include "db.h"
-#include "runs_db.h"
+#include "storage/db.h"
+#include "storage/runs_db.h"
 #include "testlib.h"
 
 #include <errno.h>

@@ -7,9 +7,9 @@
  * sampler and the collector it makes keep copies of every list (pdh_counters included), which
  * the ASan build checks.
  */
-#include "live.h"
-#include "queue.h"
-#include "sampler.h"
+#include "daemon/queue.h"
+#include "daemon/sampler.h"
+#include "storage/query/live.h"
 #include "testlib.h"
 
 #include <stdlib.h>
@@ -48,7 +48,7 @@ static void free_settings(struct sampler_settings *s)
 static size_t drain(struct tick_queue *q, int64_t *last_ms)
 {
     struct tick *t[64];
-    size_t n = queue_take(q, t, 64, 0);
+    size_t n = queue_pop(q, t, 64, 0);
 
     for (size_t i = 0; i < n; i++) {
         CHECK(t[i]->wall_ms > *last_ms);
@@ -61,7 +61,7 @@ static size_t drain(struct tick_queue *q, int64_t *last_ms)
         *last_ms = t[i]->wall_ms;
         tick_free(t[i]);
     }
-    queue_taken_done(q, n);
+    queue_pop_done(q, n);
     return n;
 }
 

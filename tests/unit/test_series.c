@@ -3,8 +3,8 @@
  * memory, without a database: instance and counter globs, order, duplicates, single-instance
  * objects, the series limit, and extra PDH paths.
  */
-#include "delta.h"
-#include "series.h"
+#include "collectors/model/delta.h"
+#include "storage/query/series.h"
 #include "testlib.h"
 
 #include <errno.h>

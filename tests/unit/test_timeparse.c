@@ -4,9 +4,9 @@
  * overflow, and the formatter's round trip; the local-time forms of tp_parse_time_local with a
  * fixed offset and with the real zones of TZ (two of them, one with summer time).
  */
-#include "csv_zone.h"
+#include "collectors/model/timeparse.h"
+#include "storage/query/csv_zone.h"
 #include "testlib.h"
-#include "timeparse.h"
 
 #include <errno.h>
 #include <stdint.h>

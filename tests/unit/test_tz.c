@@ -6,8 +6,8 @@
  * Dublin's negative DST. Bad TZif data (truncated at every length, leap seconds, wrong magic) is
  * refused without crashing.
  */
+#include "storage/query/tz.h"
 #include "testlib.h"
-#include "tz.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
  * test_utf8.c - the one UTF-8 validator (daemon/utf8.c): each boundary of The Unicode Standard's
  * table 3-7 on both sides, cut sequences, and the first bad offset of a buffer.
  */
+#include "base/utf8.h"
 #include "testlib.h"
-#include "utf8.h"
 
 struct seq_case {
     const char *bytes;

@@ -3,11 +3,11 @@
  * order, whether it commits each tick or gathers them, and stopping writes what is still gathered
  * (the daemon's flush on SIGTERM). Read back with the reader, as the API reads them.
  */
-#include "delta.h"
-#include "queue.h"
-#include "reader.h"
+#include "collectors/model/delta.h"
+#include "daemon/queue.h"
+#include "daemon/writer.h"
+#include "storage/reader.h"
 #include "testlib.h"
-#include "writer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,10 +65,10 @@ static void run(const char *name, int64_t commit_ms, int n)
 
     snprintf(path, sizeof(path), "%s/%s.db", dir, name);
     CHECK_INT(db_open(path, "testhost", &db, err, sizeof(err)), 0);
-    w = writer_start(db, q, &ws, err, sizeof(err));
+    w = writer_start_take(db, q, &ws, err, sizeof(err));
     CHECK(w != NULL);
     for (int i = 0; i < n; i++)
-        CHECK_INT(queue_push(q, mk(d, i)), 0);
+        CHECK_INT(queue_push_take(q, mk(d, i)), 0);
     /* Stopping writes what is queued or gathered; nothing is left over. */
     CHECK_INT(writer_stop(w, 10000), 0);
     CHECK_INT(reader_open(path, &rd, err, sizeof(err)), 0);
