@@ -315,7 +315,7 @@ int main(int argc, char **argv)
     char err[512], host[256] = "bench";
     double hours = argc > 2 ? atof(argv[2]) : 24.0;
     int64_t end_ms, nticks, written = 0, prev_ms = -1, t0 = mono_ns(), t_write, steps = 0;
-    struct db_retention ret = {7, 90, 1825, 0};
+    struct db_retention ret = {7, 90, 1825, 0, 0};
     int rc;
 
     if (argc < 2 || argc > 3 || hours <= 0 || hours > 24.0 * 365) {

@@ -6,6 +6,7 @@
 #include "chunk_sql.h"
 #include "db.h"
 #include "sbuf.h"
+#include "schema.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -214,6 +215,23 @@ static void id_list(struct sbuf *b, const char *column, const int64_t *ids, size
     sbuf_printf(b, ")");
 }
 
+/* 1 when object od has a chunk table: a database of an older schema, not yet upgraded by a
+ * perflogd, has none. */
+static int has_chunk_table(struct reader *r, const struct object_def *od)
+{
+    char sql[160];
+    sqlite3_stmt *st;
+    int yes = 0;
+
+    snprintf(sql, sizeof(sql),
+             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '%s_chunks'", od->table);
+    if (prepare(r, sql, &st) < 0)
+        return 0;
+    yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts, size_t ninst,
                 int64_t tick_from, int64_t tick_to,
                 int (*cb)(void *arg, int64_t tick, int64_t inst, const int64_t *v,
@@ -238,10 +256,19 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
             col[f] = ncol++;
         }
     }
-    sbuf_printf(&b, " FROM %s o WHERE o.tick BETWEEN ? AND ?", od->table);
+    /* The raw rows, and the chunked ones of the chunks that overlap the range (by their index
+     * on last_tick) */
+    sbuf_printf(&b, " FROM (SELECT * FROM %s WHERE tick BETWEEN ?1 AND ?2", od->table);
     if (insts)
-        id_list(&b, "o.inst", insts, ninst);
-    sbuf_printf(&b, " ORDER BY o.tick, o.inst");
+        id_list(&b, "inst", insts, ninst);
+    if (has_chunk_table(r, od)) {
+        sbuf_printf(&b, " UNION ALL ");
+        schema_chunk_select(&b, od, " WHERE c.last_tick >= ?1 AND c.first_tick <= ?2");
+        if (insts)
+            id_list(&b, "c.inst", insts, ninst);
+        sbuf_printf(&b, " AND r.tick BETWEEN ?1 AND ?2");
+    }
+    sbuf_printf(&b, ") o ORDER BY o.tick, o.inst");
     sql = sbuf_take(&b);
     if (!sql)
         return -ENOMEM;
@@ -273,10 +300,14 @@ int reader_process_ids(struct reader *r, int64_t tick_from, int64_t tick_to,
     sqlite3_stmt *st;
     int rc, stop = 0;
 
-    /* pid and ppid are fixed for an instance: one row each, by the primary key's tick range. */
+    /* pid and ppid are fixed for an instance: one row each, by the primary key's tick range,
+     * raw or chunked (obj_process_all, since the chunk tables came) */
     if (prepare(r,
-                "SELECT inst, coalesce(max(pid), -1), coalesce(max(ppid), -1) FROM obj_process "
-                "WHERE tick BETWEEN ? AND ? GROUP BY inst",
+                has_chunk_table(r, &counter_objects[OBJ_PROCESS])
+                    ? "SELECT inst, coalesce(max(pid), -1), coalesce(max(ppid), -1) FROM "
+                      "obj_process_all WHERE tick BETWEEN ? AND ? GROUP BY inst"
+                    : "SELECT inst, coalesce(max(pid), -1), coalesce(max(ppid), -1) FROM "
+                      "obj_process WHERE tick BETWEEN ? AND ? GROUP BY inst",
                 &st) < 0)
         return -EIO;
     sqlite3_bind_int64(st, 1, tick_from);
