@@ -312,27 +312,45 @@ static struct tick *make_tick(struct state *s, int64_t t_ms, int64_t interval_ms
     return t;
 }
 
-/* The writer's chunking, step by step after the roll-ups; prints the longest step. */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The writer's chunking, step by step after the roll-ups; prints the median and longest step. */
 static int chunk_steps(struct db *db, int chunk_after_s)
 {
     struct db_retention ret = {36500, 36500, 36500, 0, chunk_after_s};
-    int64_t longest = 0, steps = 0, t0 = mono_ns(), t;
+    int64_t steps = 0, cap = 0, t0 = mono_ns(), t, *ns = NULL;
     int rc;
 
     do {
         t = mono_ns();
         rc = db_maintain(db, wall_ms(), &ret);
         t = mono_ns() - t;
-        longest = t > longest ? t : longest;
-        steps++;
+        if (steps == cap) {
+            int64_t *more = realloc(ns, (size_t)(cap = cap ? cap * 2 : 1024) * sizeof(*ns));
+            if (!more) {
+                free(ns);
+                return -ENOMEM;
+            }
+            ns = more;
+        }
+        ns[steps++] = t;
     } while (rc > 0);
+    qsort(ns, (size_t)steps, sizeof(*ns), cmp_i64);
     if (rc < 0) {
         fprintf(stderr, "bench_seed: chunking: %s (%s)\n", strerror(-rc), db_errmsg(db));
+        free(ns);
         return rc;
     }
     printf("bench_seed: chunked the rows older than %d s in %lld db_maintain steps, %.2f s; "
-           "longest step %.1f ms\n",
-           chunk_after_s, (long long)steps, (double)(mono_ns() - t0) / 1e9, (double)longest / 1e6);
+           "step median %.1f ms, p99 %.1f ms, longest %.1f ms\n",
+           chunk_after_s, (long long)steps, (double)(mono_ns() - t0) / 1e9,
+           (double)ns[steps / 2] / 1e6, (double)ns[steps * 99 / 100] / 1e6,
+           (double)ns[steps - 1] / 1e6);
+    free(ns);
     return 0;
 }
 

@@ -185,16 +185,22 @@ static int pts_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
     return SQLITE_CONSTRAINT;
 }
 
-static int pts_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+/* A zeroed cursor of `size` bytes, for either table-valued function. */
+static int cursor_open(sqlite3_vtab *vt, size_t size, sqlite3_vtab_cursor **out)
 {
-    struct pts_cursor *c = sqlite3_malloc(sizeof *c);
+    sqlite3_vtab_cursor *c = sqlite3_malloc64(size);
 
     (void)vt;
     if (!c)
         return SQLITE_NOMEM;
-    memset(c, 0, sizeof *c);
-    *out = &c->base;
+    memset(c, 0, size);
+    *out = c;
     return SQLITE_OK;
+}
+
+static int pts_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+    return cursor_open(vt, sizeof(struct pts_cursor), out);
 }
 
 static void pts_clear(struct pts_cursor *c)
@@ -215,38 +221,47 @@ static int pts_close(sqlite3_vtab_cursor *cur)
     return SQLITE_OK;
 }
 
-static int pts_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
-                      sqlite3_value **argv)
+/* Decode chunk `v` into `p` (arrays malloc'ed, the caller frees them). Returns 0, 1 for a NULL
+ * argument (no points), -1 when `v` is no chunk, -2 out of memory. */
+static int points_decode(struct chunk_points *p, sqlite3_value *v)
 {
-    struct pts_cursor *c = (struct pts_cursor *)cur;
     const uint8_t *buf;
     size_t len;
     long n;
 
-    (void)idx_str;
-    pts_clear(c);
-    if (idx_num != 1 || argc < 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL)
-        return SQLITE_OK; /* a NULL chunk has no points */
-    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB)
-        goto bad;
-    buf = sqlite3_value_blob(argv[0]);
-    len = (size_t)sqlite3_value_bytes(argv[0]);
+    if (sqlite3_value_type(v) == SQLITE_NULL)
+        return 1;
+    if (sqlite3_value_type(v) != SQLITE_BLOB)
+        return -1;
+    buf = sqlite3_value_blob(v);
+    len = (size_t)sqlite3_value_bytes(v);
     n = chunk_count(buf, len);
     if (n <= 0)
-        goto bad;
-    c->p.ticks = malloc((size_t)n * sizeof *c->p.ticks);
-    c->p.values = malloc((size_t)n * sizeof *c->p.values);
-    c->p.present = malloc((size_t)n);
-    if (!c->p.ticks || !c->p.values || !c->p.present) {
-        pts_clear(c);
+        return -1;
+    p->ticks = malloc((size_t)n * sizeof *p->ticks);
+    p->values = malloc((size_t)n * sizeof *p->values);
+    p->present = malloc((size_t)n);
+    if (!p->ticks || !p->values || !p->present)
+        return -2;
+    return chunk_decode(buf, len, p, (size_t)n) == 0 ? 0 : -1;
+}
+
+static int pts_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
+                      sqlite3_value **argv)
+{
+    struct pts_cursor *c = (struct pts_cursor *)cur;
+    int rc;
+
+    (void)idx_str;
+    pts_clear(c);
+    if (idx_num != 1 || argc < 1)
+        return SQLITE_OK;
+    rc = points_decode(&c->p, argv[0]);
+    if (rc >= 0)
+        return SQLITE_OK; /* a NULL chunk has no points */
+    pts_clear(c);
+    if (rc == -2)
         return SQLITE_NOMEM;
-    }
-    if (chunk_decode(buf, len, &c->p, (size_t)n) != 0) {
-        pts_clear(c);
-        goto bad;
-    }
-    return SQLITE_OK;
-bad:
     sqlite3_free(cur->pVtab->zErrMsg);
     cur->pVtab->zErrMsg =
         sqlite3_mprintf("chunk_points: not a chunk (a BLOB made by chunk_encode)");
@@ -382,14 +397,7 @@ static int rows_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 
 static int rows_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 {
-    struct rows_cursor *c = sqlite3_malloc(sizeof *c);
-
-    (void)vt;
-    if (!c)
-        return SQLITE_NOMEM;
-    memset(c, 0, sizeof *c);
-    *out = &c->base;
-    return SQLITE_OK;
+    return cursor_open(vt, sizeof(struct rows_cursor), out);
 }
 
 static void rows_clear(struct rows_cursor *c)
@@ -411,30 +419,6 @@ static int rows_close(sqlite3_vtab_cursor *cur)
     rows_clear(c);
     sqlite3_free(c);
     return SQLITE_OK;
-}
-
-/* Decode chunk `v` into column k. Returns 0, 1 for a NULL argument, or -1: not a chunk. */
-static int rows_decode(struct chunk_points *p, sqlite3_value *v)
-{
-    const uint8_t *buf;
-    size_t len;
-    long n;
-
-    if (sqlite3_value_type(v) == SQLITE_NULL)
-        return 1;
-    if (sqlite3_value_type(v) != SQLITE_BLOB)
-        return -1;
-    buf = sqlite3_value_blob(v);
-    len = (size_t)sqlite3_value_bytes(v);
-    n = chunk_count(buf, len);
-    if (n <= 0)
-        return -1;
-    p->ticks = malloc((size_t)n * sizeof *p->ticks);
-    p->values = malloc((size_t)n * sizeof *p->values);
-    p->present = malloc((size_t)n);
-    if (!p->ticks || !p->values || !p->present || chunk_decode(buf, len, p, (size_t)n) != 0)
-        return -1;
-    return 0;
 }
 
 static int rows_error(struct rows_cursor *c, const char *msg)
@@ -459,7 +443,11 @@ static int rows_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_st
 
         if (!(idx_num & (1 << k)))
             continue;
-        rc = rows_decode(p, argv[a++]);
+        rc = points_decode(p, argv[a++]);
+        if (rc == -2) {
+            rows_clear(c);
+            return SQLITE_NOMEM;
+        }
         if (rc < 0)
             return rows_error(c, "chunk_rows: not a chunk (a BLOB made by chunk_encode)");
         if (rc > 0)

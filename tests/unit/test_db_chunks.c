@@ -8,6 +8,7 @@
 #include "db.h"
 #include "reader.h"
 #include "sbuf.h"
+#include "testdb.h"
 #include "testlib.h"
 
 #include <sqlite3.h>
@@ -266,34 +267,6 @@ static void test_chunked_equals_plain(void)
     free(rollups);
     free(rows);
     free(part);
-}
-
-static int load_fixture(const char *name, const char *to)
-{
-    char sqlpath[512];
-    sqlite3 *conn;
-    FILE *f;
-    char *sql;
-    long len;
-    int rc;
-
-    snprintf(sqlpath, sizeof(sqlpath), "%s/db/%s", FIXTURES_DIR, name);
-    f = fopen(sqlpath, "rb");
-    CHECK(f != NULL);
-    if (!f)
-        return -1;
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    sql = calloc(1, (size_t)len + 1);
-    CHECK_INT(fread(sql, 1, (size_t)len, f), len);
-    fclose(f);
-    CHECK_INT(sqlite3_open(to, &conn), SQLITE_OK);
-    rc = sqlite3_exec(conn, sql, NULL, NULL, NULL);
-    CHECK_INT(rc, SQLITE_OK);
-    sqlite3_close(conn);
-    free(sql);
-    return rc == SQLITE_OK ? 0 : -1;
 }
 
 /* The fixture's 108 ticks end at this time (bench_seed wrote it). */
