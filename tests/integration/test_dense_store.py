@@ -12,6 +12,10 @@ retention.chunk_after_minutes 0) then answers, byte for byte the same:
 The stock shell without the extension reads the plain copy's counter_values and names chunk_rows
 on the chunked copy; with `.load build/perflog_chunk` both give the same rows.
 
+Then a live daemon chunks on its own: its clocks 60 times faster ($PERFLOGD_TEST_CLOCK_SPEED),
+retention.chunk_after_minutes 1; counter_values of its first 300 ticks, read while they are plain,
+is the same once its writer has moved the first 600 ticks into chunks.
+
 Needs PERFLOGD and PERFLOG_BUILD_DIR (bench/bench_seed, perflog_chunk.so)."""
 import json
 import os
@@ -62,6 +66,34 @@ def shell(db, sql, load):
     r = subprocess.run(["sqlite3", "-bail", db] + pre + [sql], capture_output=True, text=True,
                        timeout=120)
     return r.returncode, r.stdout, r.stderr
+
+
+def live_chunking(work):
+    db = os.path.join(work, "live.db")
+    os.makedirs(os.path.join(work, "l"), exist_ok=True)
+    d = Daemon(config={"retention": {"chunk_after_minutes": 1}}, db=db, workdir=os.path.join(work, "l"),
+               env={"PERFLOGD_TEST_CLOCK_SPEED": "60"})
+    try:
+        d.start(wait_ticks=400, timeout=40)
+        x = d.query("SELECT t_ms FROM ticks WHERE id = 300")[0][0]
+        check(d.query("SELECT count(*) FROM obj_processor_chunks")[0][0] == 0,
+              "400 ticks in, nothing is chunked yet")
+        q = f"SELECT t_ms, path, value FROM counter_values WHERE t_ms <= {x} ORDER BY t_ms, path;"
+        rc1, before, err1 = shell(db, q, True)
+        deadline, span_done = time.time() + 60, 0
+        while time.time() < deadline and not span_done:
+            time.sleep(0.5)
+            span_done = d.query("SELECT count(*) FROM meta WHERE key = 'chunk_tick' AND value > 600")[0][0]
+        check(span_done, "the daemon's writer chunked its first 600 ticks")
+        rc2, after, err2 = shell(db, q, True)
+        raw = d.query("SELECT (SELECT count(*) FROM obj_processor WHERE tick <= 600), "
+                      "(SELECT count(*) FROM obj_processor_chunks)")[0]
+        check(raw[0] == 0 and raw[1] > 0, f"their raw rows are gone, {raw[1]} processor chunks hold them")
+        check(rc1 == 0 and rc2 == 0 and before.count("\n") > 3000 and before == after,
+              f"counter_values of the first 300 ticks: the same {before.count(chr(10))} rows before and "
+              f"after ({err1.strip()}{err2.strip()})")
+    finally:
+        d.stop()
 
 
 def main():
@@ -142,6 +174,10 @@ def main():
               f"the run report is the same from both ({len(json.dumps(r1 or {}))} bytes)")
         check(d.query("SELECT count(*) FROM obj_disk_chunks")[0][0] >= chunked[0],
               "the daemon kept the chunks")
+        for x in daemons:
+            x.stop()
+        daemons = []
+        live_chunking(work)
     finally:
         for x in daemons:
             x.stop()
