@@ -258,7 +258,9 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
     }
     /* The raw rows, and the chunked ones of the chunks that overlap the range (by their index
      * on last_tick) */
-    sbuf_printf(&b, " FROM (SELECT * FROM %s WHERE tick BETWEEN ?1 AND ?2", od->table);
+    sbuf_printf(&b, " FROM (");
+    schema_raw_select(&b, od);
+    sbuf_printf(&b, " WHERE tick BETWEEN ?1 AND ?2");
     if (insts)
         id_list(&b, "inst", insts, ninst);
     if (has_chunk_table(r, od)) {

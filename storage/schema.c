@@ -43,6 +43,14 @@ static void chunk_table(struct sbuf *b, const struct object_def *o)
                 o->table, o->table);
 }
 
+void schema_raw_select(struct sbuf *b, const struct object_def *od)
+{
+    sbuf_printf(b, "SELECT tick, inst");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, ", %s", od->fields[f].column);
+    sbuf_printf(b, " FROM %s", od->table);
+}
+
 void schema_chunk_select(struct sbuf *b, const struct object_def *od, const char *where)
 {
     sbuf_printf(b, "SELECT r.tick, c.inst");
@@ -62,7 +70,8 @@ void schema_all_view(struct sbuf *b, int obj, int chunked)
                 od->table);
     for (size_t f = 0; f < od->nfields; f++)
         sbuf_printf(b, ", %s", od->fields[f].column);
-    sbuf_printf(b, ") AS\nSELECT * FROM %s", od->table);
+    sbuf_printf(b, ") AS\n");
+    schema_raw_select(b, od);
     if (chunked) {
         sbuf_printf(b, "\nUNION ALL\n");
         schema_chunk_select(b, od, "");

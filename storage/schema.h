@@ -26,6 +26,8 @@ const char *schema_value_table(int i);
  * is appended as it is. The view OBJ_all is the raw table UNION ALL this.
  */
 void schema_chunk_select(struct sbuf *b, const struct object_def *od, const char *where);
+/* "SELECT tick, inst, <the raw fields> FROM OBJ": the same columns from the raw table. */
+void schema_raw_select(struct sbuf *b, const struct object_def *od);
 
 /*
  * DROP and CREATE the view OBJ_all of object `obj`: its raw rows, and when `chunked` also its
