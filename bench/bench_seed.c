@@ -13,7 +13,12 @@
  * until it is done, so the minute and hour roll-ups exist. The file should not exist beforehand
  * (its ticks would be mixed with these).
  *
- * usage: bench_seed DB_PATH [HOURS]   (default 24)
+ * With CHUNK_AFTER_S, the raw rows older than that many seconds then go into the compressed tier
+ * (retention.chunk_after_minutes), in the writer's steps; the longest step is printed. HOURS 0
+ * writes nothing and only chunks DB_PATH, an existing file (tests/integration/test_dense_store.py
+ * chunks one of two copies of a database that way).
+ *
+ * usage: bench_seed DB_PATH [HOURS [CHUNK_AFTER_S]]   (default 24 hours, no chunks)
  */
 #include "storage/db.h"
 
@@ -307,6 +312,48 @@ static struct tick *make_tick(struct state *s, int64_t t_ms, int64_t interval_ms
     return t;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The writer's chunking, step by step after the roll-ups; prints the median and longest step. */
+static int chunk_steps(struct db *db, int chunk_after_s)
+{
+    struct db_retention ret = {36500, 36500, 36500, 0, chunk_after_s};
+    int64_t steps = 0, cap = 0, t0 = mono_ns(), t, *ns = NULL;
+    int rc;
+
+    do {
+        t = mono_ns();
+        rc = db_maintain(db, wall_ms(), &ret);
+        t = mono_ns() - t;
+        if (steps == cap) {
+            int64_t *more = realloc(ns, (size_t)(cap = cap ? cap * 2 : 1024) * sizeof(*ns));
+            if (!more) {
+                free(ns);
+                return -ENOMEM;
+            }
+            ns = more;
+        }
+        ns[steps++] = t;
+    } while (rc > 0);
+    qsort(ns, (size_t)steps, sizeof(*ns), cmp_i64);
+    if (rc < 0) {
+        fprintf(stderr, "bench_seed: chunking: %s (%s)\n", strerror(-rc), db_errmsg(db));
+        free(ns);
+        return rc;
+    }
+    printf("bench_seed: chunked the rows older than %d s in %lld db_maintain steps, %.2f s; "
+           "step median %.1f ms, p99 %.1f ms, longest %.1f ms\n",
+           chunk_after_s, (long long)steps, (double)(mono_ns() - t0) / 1e9,
+           (double)ns[steps / 2] / 1e6, (double)ns[steps * 99 / 100] / 1e6,
+           (double)ns[steps - 1] / 1e6);
+    free(ns);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct tick *batch[BATCH];
@@ -315,14 +362,17 @@ int main(int argc, char **argv)
     char err[512], host[256] = "bench";
     double hours = argc > 2 ? atof(argv[2]) : 24.0;
     int64_t end_ms, nticks, written = 0, prev_ms = -1, t0 = mono_ns(), t_write, steps = 0;
-    struct db_retention ret = {7, 90, 1825, 0};
+    struct db_retention ret = {7, 90, 1825, 0, 0};
+    int chunk_after_s = argc > 3 ? atoi(argv[3]) : 0;
     int rc;
 
-    if (argc < 2 || argc > 3 || hours <= 0 || hours > 24.0 * 365) {
-        fprintf(stderr, "usage: bench_seed DB_PATH [HOURS]   (default 24)\n");
+    if (argc < 2 || argc > 4 || hours < 0 || hours > 24.0 * 365 || chunk_after_s < 0 ||
+        (hours == 0 && (chunk_after_s == 0 || access(argv[1], F_OK) != 0))) {
+        fprintf(stderr, "usage: bench_seed DB_PATH [HOURS [CHUNK_AFTER_S]]   (default 24 hours, no "
+                        "chunks; HOURS 0: only chunk the existing DB_PATH)\n");
         return 2;
     }
-    if (access(argv[1], F_OK) == 0)
+    if (access(argv[1], F_OK) == 0 && hours > 0)
         fprintf(stderr, "bench_seed: warning: %s exists; its ticks will be mixed with these\n",
                 argv[1]);
     gethostname(host, sizeof(host) - 1);
@@ -368,6 +418,10 @@ int main(int argc, char **argv)
         steps++;
     if (rc < 0) {
         fprintf(stderr, "bench_seed: db_maintain: %s (%s)\n", strerror(-rc), db_errmsg(db));
+        db_close(db);
+        return 1;
+    }
+    if (chunk_after_s > 0 && chunk_steps(db, chunk_after_s) < 0) {
         db_close(db);
         return 1;
     }

@@ -55,6 +55,7 @@ static const struct key_def retention_keys[] = {
     INT_KEY("raw_days", raw_days, 1, 36500),
     INT_KEY("minute_days", minute_days, 1, 36500),
     INT_KEY("hour_days", hour_days, 1, 36500),
+    INT_KEY("chunk_after_minutes", chunk_after_minutes, 0, 525600),
     {.name = NULL},
 };
 

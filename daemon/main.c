@@ -206,6 +206,7 @@ static void writer_settings_of(const struct cfg *c, struct writer_settings *s)
     s->retention.minute_days = c->minute_days;
     s->retention.hour_days = c->hour_days;
     s->retention.max_bytes = c->max_db_bytes;
+    s->retention.chunk_after_s = c->chunk_after_minutes * 60;
 }
 
 /* Run `id` as its export needs it; web/export.c decides the window. */

@@ -1,4 +1,4 @@
-# build/perflog_chunk.so: chunk_encode() and chunk_points() (storage/chunk_sql.h) for any SQLite
+# build/perflog_chunk.so: chunk_encode(), chunk_points() and chunk_rows() (storage/chunk_sql.h) for any SQLite
 # that loads extensions, e.g. `sqlite3 perflog.db` then `.load build/perflog_chunk`. Not on
 # Windows, where perflogd has the functions built in and no shell is assumed.
 if(NOT WIN32)

@@ -19,6 +19,7 @@ SQLITE_EXTENSION_INIT1
 #include "storage/chunk.h"
 #include "storage/chunk_sql.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,16 +185,22 @@ static int pts_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
     return SQLITE_CONSTRAINT;
 }
 
-static int pts_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+/* A zeroed cursor of `size` bytes, for either table-valued function. */
+static int cursor_open(sqlite3_vtab *vt, size_t size, sqlite3_vtab_cursor **out)
 {
-    struct pts_cursor *c = sqlite3_malloc(sizeof *c);
+    sqlite3_vtab_cursor *c = sqlite3_malloc64(size);
 
     (void)vt;
     if (!c)
         return SQLITE_NOMEM;
-    memset(c, 0, sizeof *c);
-    *out = &c->base;
+    memset(c, 0, size);
+    *out = c;
     return SQLITE_OK;
+}
+
+static int pts_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+    return cursor_open(vt, sizeof(struct pts_cursor), out);
 }
 
 static void pts_clear(struct pts_cursor *c)
@@ -214,38 +221,47 @@ static int pts_close(sqlite3_vtab_cursor *cur)
     return SQLITE_OK;
 }
 
-static int pts_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
-                      sqlite3_value **argv)
+/* Decode chunk `v` into `p` (arrays malloc'ed, the caller frees them). Returns 0, 1 for a NULL
+ * argument (no points), -1 when `v` is no chunk, -2 out of memory. */
+static int points_decode(struct chunk_points *p, sqlite3_value *v)
 {
-    struct pts_cursor *c = (struct pts_cursor *)cur;
     const uint8_t *buf;
     size_t len;
     long n;
 
-    (void)idx_str;
-    pts_clear(c);
-    if (idx_num != 1 || argc < 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL)
-        return SQLITE_OK; /* a NULL chunk has no points */
-    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB)
-        goto bad;
-    buf = sqlite3_value_blob(argv[0]);
-    len = (size_t)sqlite3_value_bytes(argv[0]);
+    if (sqlite3_value_type(v) == SQLITE_NULL)
+        return 1;
+    if (sqlite3_value_type(v) != SQLITE_BLOB)
+        return -1;
+    buf = sqlite3_value_blob(v);
+    len = (size_t)sqlite3_value_bytes(v);
     n = chunk_count(buf, len);
     if (n <= 0)
-        goto bad;
-    c->p.ticks = malloc((size_t)n * sizeof *c->p.ticks);
-    c->p.values = malloc((size_t)n * sizeof *c->p.values);
-    c->p.present = malloc((size_t)n);
-    if (!c->p.ticks || !c->p.values || !c->p.present) {
-        pts_clear(c);
+        return -1;
+    p->ticks = malloc((size_t)n * sizeof *p->ticks);
+    p->values = malloc((size_t)n * sizeof *p->values);
+    p->present = malloc((size_t)n);
+    if (!p->ticks || !p->values || !p->present)
+        return -2;
+    return chunk_decode(buf, len, p, (size_t)n) == 0 ? 0 : -1;
+}
+
+static int pts_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
+                      sqlite3_value **argv)
+{
+    struct pts_cursor *c = (struct pts_cursor *)cur;
+    int rc;
+
+    (void)idx_str;
+    pts_clear(c);
+    if (idx_num != 1 || argc < 1)
+        return SQLITE_OK;
+    rc = points_decode(&c->p, argv[0]);
+    if (rc >= 0)
+        return SQLITE_OK; /* a NULL chunk has no points */
+    pts_clear(c);
+    if (rc == -2)
         return SQLITE_NOMEM;
-    }
-    if (chunk_decode(buf, len, &c->p, (size_t)n) != 0) {
-        pts_clear(c);
-        goto bad;
-    }
-    return SQLITE_OK;
-bad:
     sqlite3_free(cur->pVtab->zErrMsg);
     cur->pVtab->zErrMsg =
         sqlite3_mprintf("chunk_points: not a chunk (a BLOB made by chunk_encode)");
@@ -300,6 +316,204 @@ static const sqlite3_module pts_module = {
     .xRowid = pts_rowid,
 };
 
+/* ---- chunk_rows(d0, d1, ...): the chunks of one chunk-table row, side by side ---- */
+
+/*
+ * A chunk table holds one chunk per raw column of an instance, all over the same ticks;
+ * chunk_rows gives them back as rows (tick, v0, v1, ...), one per tick, so a view rebuilds the
+ * raw table's rows without joining one chunk_points per column on the tick (which would decode
+ * every column again for every point). An argument left out or NULL gives a column of NULLs.
+ */
+#define ROWS_MAX_COLS 16
+
+enum { ROWS_COL_TICK = 0, ROWS_COL_D0 = 1 + ROWS_MAX_COLS };
+
+struct rows_cursor {
+    sqlite3_vtab_cursor base;
+    struct chunk_points p[ROWS_MAX_COLS];
+    const int64_t *ticks; /* of the first non-NULL chunk: they are the same in all */
+    size_t n, i;
+};
+
+static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                        sqlite3_vtab **out, char **err)
+{
+    char decl[1024];
+    size_t len;
+    sqlite3_vtab *vt;
+    int rc;
+
+    (void)aux;
+    (void)argc;
+    (void)argv;
+    (void)err;
+    len = (size_t)snprintf(decl, sizeof decl, "CREATE TABLE x(tick INTEGER");
+    for (int k = 0; k < ROWS_MAX_COLS; k++)
+        len += (size_t)snprintf(decl + len, sizeof decl - len, ", v%d INTEGER", k);
+    for (int k = 0; k < ROWS_MAX_COLS; k++)
+        len += (size_t)snprintf(decl + len, sizeof decl - len, ", d%d HIDDEN", k);
+    snprintf(decl + len, sizeof decl - len, ")");
+    rc = sqlite3_declare_vtab(db, decl);
+    if (rc != SQLITE_OK)
+        return rc;
+    vt = sqlite3_malloc(sizeof *vt);
+    if (!vt)
+        return SQLITE_NOMEM;
+    memset(vt, 0, sizeof *vt);
+    *out = vt;
+    return SQLITE_OK;
+}
+
+static int rows_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+    int mask = 0, nargs = 0;
+
+    (void)vt;
+    /* idxNum: bit k set when argument k is given; xFilter gets them in argument order */
+    for (int k = 0; k < ROWS_MAX_COLS; k++) {
+        for (int i = 0; i < info->nConstraint; i++) {
+            const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+
+            if (c->iColumn != ROWS_COL_D0 + k || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
+                continue;
+            if (!c->usable)
+                return SQLITE_CONSTRAINT; /* wait for the table that supplies it */
+            info->aConstraintUsage[i].argvIndex = ++nargs;
+            info->aConstraintUsage[i].omit = 1;
+            mask |= 1 << k;
+            break;
+        }
+    }
+    if (!mask)
+        return SQLITE_CONSTRAINT;
+    info->idxNum = mask;
+    info->estimatedCost = 600;
+    info->estimatedRows = 600;
+    if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == ROWS_COL_TICK &&
+        !info->aOrderBy[0].desc)
+        info->orderByConsumed = 1;
+    return SQLITE_OK;
+}
+
+static int rows_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+    return cursor_open(vt, sizeof(struct rows_cursor), out);
+}
+
+static void rows_clear(struct rows_cursor *c)
+{
+    for (int k = 0; k < ROWS_MAX_COLS; k++) {
+        free(c->p[k].ticks);
+        free(c->p[k].values);
+        free(c->p[k].present);
+    }
+    memset(c->p, 0, sizeof c->p);
+    c->ticks = NULL;
+    c->n = c->i = 0;
+}
+
+static int rows_close(sqlite3_vtab_cursor *cur)
+{
+    struct rows_cursor *c = (struct rows_cursor *)cur;
+
+    rows_clear(c);
+    sqlite3_free(c);
+    return SQLITE_OK;
+}
+
+static int rows_error(struct rows_cursor *c, const char *msg)
+{
+    rows_clear(c);
+    sqlite3_free(c->base.pVtab->zErrMsg);
+    c->base.pVtab->zErrMsg = sqlite3_mprintf("%s", msg);
+    return SQLITE_ERROR;
+}
+
+static int rows_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
+                       sqlite3_value **argv)
+{
+    struct rows_cursor *c = (struct rows_cursor *)cur;
+    int a = 0;
+
+    (void)idx_str;
+    rows_clear(c);
+    for (int k = 0; k < ROWS_MAX_COLS && a < argc; k++) {
+        struct chunk_points *p = &c->p[k];
+        int rc;
+
+        if (!(idx_num & (1 << k)))
+            continue;
+        rc = points_decode(p, argv[a++]);
+        if (rc == -2) {
+            rows_clear(c);
+            return SQLITE_NOMEM;
+        }
+        if (rc < 0)
+            return rows_error(c, "chunk_rows: not a chunk (a BLOB made by chunk_encode)");
+        if (rc > 0)
+            continue;
+        if (!c->ticks) {
+            c->ticks = p->ticks;
+            c->n = p->n;
+        } else if (p->n != c->n || memcmp(p->ticks, c->ticks, c->n * sizeof *c->ticks) != 0) {
+            return rows_error(c, "chunk_rows: the chunks of one row hold different ticks");
+        }
+    }
+    return SQLITE_OK;
+}
+
+static int rows_next(sqlite3_vtab_cursor *cur)
+{
+    ((struct rows_cursor *)cur)->i++;
+    return SQLITE_OK;
+}
+
+static int rows_eof(sqlite3_vtab_cursor *cur)
+{
+    struct rows_cursor *c = (struct rows_cursor *)cur;
+
+    return c->i >= c->n;
+}
+
+static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    struct rows_cursor *c = (struct rows_cursor *)cur;
+    const struct chunk_points *p;
+
+    if (col == ROWS_COL_TICK) {
+        sqlite3_result_int64(ctx, c->ticks[c->i]);
+        return SQLITE_OK;
+    }
+    p = col >= 1 && col < ROWS_COL_D0 ? &c->p[col - 1] : NULL;
+    if (p && p->n && p->present[c->i])
+        sqlite3_result_int64(ctx, p->values[c->i]);
+    else
+        sqlite3_result_null(ctx);
+    return SQLITE_OK;
+}
+
+static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *rowid)
+{
+    *rowid = (sqlite_int64)((struct rows_cursor *)cur)->i;
+    return SQLITE_OK;
+}
+
+static const sqlite3_module rows_module = {
+    .iVersion = 0,
+    .xCreate = NULL,
+    .xConnect = rows_connect,
+    .xBestIndex = rows_best_index,
+    .xDisconnect = pts_disconnect,
+    .xDestroy = pts_disconnect,
+    .xOpen = rows_open,
+    .xClose = rows_close,
+    .xFilter = rows_filter,
+    .xNext = rows_next,
+    .xEof = rows_eof,
+    .xColumn = rows_column,
+    .xRowid = rows_rowid,
+};
+
 int chunk_sql_register(sqlite3 *db)
 {
     int rc = sqlite3_create_function(db, "chunk_encode", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
@@ -307,6 +521,8 @@ int chunk_sql_register(sqlite3 *db)
 
     if (rc == SQLITE_OK)
         rc = sqlite3_create_module(db, "chunk_points", &pts_module, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_module(db, "chunk_rows", &rows_module, NULL);
     return rc;
 }
 

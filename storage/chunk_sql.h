@@ -6,6 +6,10 @@
  *                               value may be NULL. NULL when it saw no row.
  *   chunk_points(data)          table-valued function: the points of chunk `data` as rows
  *                               (tick INTEGER, value INTEGER or NULL), in tick order.
+ *   chunk_rows(d0, d1, ...)     table-valued function: up to 16 chunks of the same ticks side by
+ *                               side, as rows (tick, v0, v1, ... v15), in tick order; a NULL or
+ *                               missing argument gives a column of NULLs. The chunk tables'
+ *                               views (schema.c) read their rows with it.
  *
  * The same code is built into perflogd (registered on its connections) and, as the loadable
  * extension build/perflog_chunk.so, for the stock shell: `.load build/perflog_chunk`.
@@ -15,7 +19,7 @@
 
 #include <sqlite3.h>
 
-/* Register both functions on `db`. Returns an SQLite result code. */
+/* Register the three functions on `db`. Returns an SQLite result code. */
 int chunk_sql_register(sqlite3 *db);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "base/log.h"
 #include "base/sbuf.h"
+#include "storage/chunk.h"
 #include "storage/chunk_sql.h"
 #include "storage/name_map.h"
 #include "storage/pdh_extra.h"
@@ -53,6 +54,8 @@ struct db {
  * schema_tables() in the same transaction; nothing existing changes.
  * 3 -> 4: the extra PDH series (pdh_paths, pdh_values and its roll-ups), created the same way;
  * the views gain their rows when they are rebuilt at the same time.
+ * 4 -> 5: the compressed tier, obj_*_chunks, created the same way, and the views obj_*_all that
+ * counter_values now reads; the raw rows stay where they are until the writer chunks them.
  */
 static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN settle_timeout_s INTEGER;\n"
@@ -61,6 +64,7 @@ static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN io_write_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_read_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_write_bytes INTEGER;\n",
+    "SELECT 1;\n",
     "SELECT 1;\n",
     "SELECT 1;\n",
 };
@@ -89,6 +93,13 @@ static void rollback(struct db *d)
 static int prepare(struct db *d, const char *sql, sqlite3_stmt **out)
 {
     int rc = sqlite3_prepare_v3(d->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
+    return rc == SQLITE_OK ? 0 : sql_errno(rc);
+}
+
+/* A statement for one step of maintenance, not kept. */
+static int prepare_once(struct db *d, const char *sql, sqlite3_stmt **out)
+{
+    int rc = sqlite3_prepare_v2(d->conn, sql, -1, out, NULL);
     return rc == SQLITE_OK ? 0 : sql_errno(rc);
 }
 
@@ -161,6 +172,15 @@ static int64_t tier_edge(struct db *d, const char *agg, const char *sfx, int64_t
     return v;
 }
 
+/* 1 when object table o has chunks, so that its view must read them. */
+static int has_chunks(struct db *d, int o)
+{
+    char sql[128];
+
+    snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM %s_chunks)", counter_objects[o].table);
+    return query_int(d, sql, 0, 0, 0) != 0;
+}
+
 /* Bring the schema to DB_SCHEMA_VERSION and refresh what is derived from the counter table. */
 static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
 {
@@ -193,6 +213,12 @@ static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
     }
     schema_tables(&b);
     schema_counters_rows(&b);
+    rc = exec(d, b.s ? b.s : "");
+    if (rc < 0)
+        goto fail;
+    sbuf_free(&b);
+    for (int o = 0; o < OBJ_COUNT; o++)
+        schema_all_view(&b, o, has_chunks(d, o));
     if (schema_views(&b) < 0 || !sbuf_ok(&b)) {
         rc = -ENOMEM;
         goto fail;
@@ -573,6 +599,173 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
     return end < until;
 }
 
+/*
+ * The compressed tier (schema.c, chunk_table): raw rows older than r->chunk_after_s go into one
+ * chunk per instance and raw column per span of CHUNK_TICKS tick ids. A step chunks one object
+ * table over one span and deletes the raw rows it chunked, in the step's one transaction, so a
+ * reader sees each row either raw or chunked, never both or neither. Progress is in meta:
+ * "chunk_tick" (the first tick id of the span in hand) and "chunk_obj" (the next object of it).
+ */
+#define CHUNK_TICKS 600
+
+struct chunk_buf {
+    size_t n;
+    int64_t inst;
+    int64_t ticks[CHUNK_TICKS];
+    int64_t values[COUNTER_MAX_FIELDS][CHUNK_TICKS];
+    uint8_t present[COUNTER_MAX_FIELDS][CHUNK_TICKS];
+};
+
+/* Insert the chunks of the instance in `cb`, then empty it. */
+static int chunk_flush(const struct object_def *od, struct chunk_buf *cb, sqlite3_stmt *ins)
+{
+    int rc = 0;
+
+    if (cb->n == 0)
+        return 0;
+    sqlite3_bind_int64(ins, 1, cb->inst);
+    sqlite3_bind_int64(ins, 2, cb->ticks[0]);
+    sqlite3_bind_int64(ins, 3, cb->ticks[cb->n - 1]);
+    for (size_t f = 0; rc == 0 && f < od->nfields; f++) {
+        struct chunk_points p = {cb->n, cb->ticks, cb->values[f], cb->present[f]};
+        uint8_t *blob;
+        size_t len;
+
+        rc = chunk_encode(&p, &blob, &len);
+        if (rc == 0)
+            rc = sqlite3_bind_blob64(ins, (int)f + 4, blob, len, free) == SQLITE_OK ? 0 : -ENOMEM;
+    }
+    if (rc == 0)
+        rc = step_done(ins);
+    sqlite3_clear_bindings(ins);
+    cb->n = 0;
+    return rc;
+}
+
+/* Move the raw rows of object table `o` with ticks [lo, hi] into chunks. */
+static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi)
+{
+    const struct object_def *od = &counter_objects[o];
+    sqlite3_stmt *sel = NULL, *ins = NULL;
+    struct chunk_buf *cb = malloc(sizeof(*cb));
+    struct sbuf b = {0};
+    int rc;
+
+    if (!cb)
+        return -ENOMEM;
+    cb->n = 0;
+    sbuf_printf(&b, "SELECT inst, tick");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(&b, ", %s", od->fields[f].column);
+    sbuf_printf(&b, " FROM %s WHERE tick BETWEEN ?1 AND ?2 ORDER BY inst, tick", od->table);
+    rc = sbuf_ok(&b) ? prepare_once(d, b.s, &sel) : -ENOMEM;
+    sbuf_free(&b);
+    if (rc < 0)
+        goto out;
+    sbuf_printf(&b, "INSERT INTO %s_chunks (inst, first_tick, last_tick", od->table);
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(&b, ", %s", od->fields[f].column);
+    sbuf_printf(&b, ") VALUES (?, ?, ?");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(&b, ", ?");
+    sbuf_printf(&b, ")");
+    rc = sbuf_ok(&b) ? prepare_once(d, b.s, &ins) : -ENOMEM;
+    sbuf_free(&b);
+    if (rc < 0)
+        goto out;
+    sqlite3_bind_int64(sel, 1, lo);
+    sqlite3_bind_int64(sel, 2, hi);
+    while (rc == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+        int64_t inst = sqlite3_column_int64(sel, 0);
+
+        rc = 0;
+        if (cb->n > 0 && inst != cb->inst)
+            rc = chunk_flush(od, cb, ins);
+        if (rc < 0 || cb->n == CHUNK_TICKS) { /* hi - lo < CHUNK_TICKS: cannot happen */
+            rc = rc < 0 ? rc : -EIO;
+            break;
+        }
+        cb->inst = inst;
+        cb->ticks[cb->n] = sqlite3_column_int64(sel, 1);
+        for (size_t f = 0; f < od->nfields; f++) {
+            cb->present[f][cb->n] = sqlite3_column_type(sel, (int)f + 2) != SQLITE_NULL;
+            cb->values[f][cb->n] = sqlite3_column_int64(sel, (int)f + 2);
+        }
+        cb->n++;
+    }
+    rc = rc == SQLITE_DONE ? chunk_flush(od, cb, ins) : rc > 0 ? sql_errno(rc) : rc;
+    if (rc == 0) {
+        char sql[160];
+
+        snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE tick BETWEEN %lld AND %lld", od->table,
+                 (long long)lo, (long long)hi);
+        rc = exec(d, sql);
+    }
+out:
+    sqlite3_finalize(sel);
+    sqlite3_finalize(ins);
+    free(cb);
+    return rc;
+}
+
+/* Chunk one object table over the oldest span not chunked yet, when all of the span is older
+ * than the recent window and rolled up (the roll-ups read the raw rows). Returns 1 if more
+ * remain. */
+static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retention *r)
+{
+    int64_t lo = meta_get_int(d, "chunk_tick", 0), obj = meta_get_int(d, "chunk_obj", 0);
+    int64_t first = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
+    int64_t rolled = meta_get_int(d, "rollup_1m_tick", 0), hi;
+    int rc, chunked;
+
+    if (r->chunk_after_s <= 0)
+        return 0;
+    if (lo < first) {
+        lo = first;
+        obj = 0;
+    }
+    hi = lo + CHUNK_TICKS - 1;
+    if (hi > rolled || query_int(d, "SELECT max(id) FROM ticks", 0, 0, 0) <= hi)
+        return 0;
+    if (obj == 0 && query_int(d, "SELECT max(t_ms) FROM ticks WHERE id BETWEEN ?1 AND ?2", lo, hi,
+                              INT64_MAX) >= now_ms - (int64_t)r->chunk_after_s * 1000)
+        return 0;
+    chunked = has_chunks(d, (int)obj);
+    rc = chunk_span(d, (int)obj, lo, hi);
+    if (rc == 0 && !chunked && has_chunks(d, (int)obj)) {
+        /* The first chunks of this object: from now on its view needs chunk_rows, and readers
+         * re-prepare on the schema change. */
+        struct sbuf b = {0};
+
+        schema_all_view(&b, (int)obj, 1);
+        rc = sbuf_ok(&b) ? exec(d, b.s) : -ENOMEM;
+        sbuf_free(&b);
+    }
+    if (rc == 0 && ++obj == OBJ_COUNT) {
+        obj = 0;
+        lo = hi + 1;
+    }
+    if (rc == 0)
+        rc = meta_set(d, "chunk_tick", lo, NULL);
+    if (rc == 0)
+        rc = meta_set(d, "chunk_obj", obj, NULL);
+    return rc < 0 ? rc : 1;
+}
+
+/* Delete the raw rows and the chunks of ticks up to `upto`, and the ticks. A chunk that also
+ * holds later ticks stays: its points of deleted ticks match no tick and a reader's tick range,
+ * and it goes at a later step. */
+static void delete_raw(struct sbuf *b, int64_t upto)
+{
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
+        sbuf_printf(b, "DELETE FROM %s WHERE tick <= %lld;\n", schema_value_table(i),
+                    (long long)upto);
+    for (int o = 0; o < OBJ_COUNT; o++)
+        sbuf_printf(b, "DELETE FROM %s_chunks WHERE last_tick <= %lld;\n", counter_objects[o].table,
+                    (long long)upto);
+    sbuf_printf(b, "DELETE FROM ticks WHERE id <= %lld;\n", (long long)upto);
+}
+
 /* Delete the oldest rows past their retention, a bounded batch per call. Returns 1 if more remain.
  */
 static int maintain_retention(struct db *d, int64_t now_ms, const struct db_retention *r)
@@ -590,10 +783,7 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
     if (upto > rolled)
         upto = rolled;
     if (upto >= first && upto > 0) {
-        for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
-            sbuf_printf(&b, "DELETE FROM %s WHERE tick <= %lld;\n", schema_value_table(i),
-                        (long long)upto);
-        sbuf_printf(&b, "DELETE FROM ticks WHERE id <= %lld;\n", (long long)upto);
+        delete_raw(&b, upto);
         more = upto - first + 1 >= tick_batch(d, MAINT_TICK_BATCH);
     }
     /* Roll-up tiers: a day of buckets per call at most. */
@@ -667,10 +857,7 @@ static int prune_oldest(struct db *d, int tier, int64_t keep_ms)
         hi = query_int(d, batch_sql(sql, sizeof(sql), d, SIZE_TICK_BATCH), lo, newest - keep_ms, 0);
         if (hi < lo || hi <= 0)
             return 0;
-        for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
-            sbuf_printf(&b, "DELETE FROM %s WHERE tick <= %lld;\n", schema_value_table(i),
-                        (long long)hi);
-        sbuf_printf(&b, "DELETE FROM ticks WHERE id <= %lld;\n", (long long)hi);
+        delete_raw(&b, hi);
     } else {
         const char *sfx = tier == 1 ? "1m" : "1h";
 
@@ -773,10 +960,10 @@ void db_size_get(struct db *d, struct db_size *out)
 
 int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
-    /* Each step is its own transaction: roll-ups first, so retention never deletes raw ticks
-     * whose minutes are not summarized yet. */
+    /* Each step is its own transaction: roll-ups first, so neither chunking nor retention ever
+     * takes raw ticks whose minutes are not summarized yet. */
     int (*const steps[])(struct db *, int64_t, const struct db_retention *) = {
-        maintain_minutes, maintain_hours, maintain_retention, maintain_size};
+        maintain_minutes, maintain_hours, maintain_chunks, maintain_retention, maintain_size};
     int more = 0, rc;
 
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
@@ -800,6 +987,8 @@ char *db_schema_sql(void)
     struct sbuf b = {0};
 
     schema_tables(&b);
+    for (int o = 0; o < OBJ_COUNT; o++)
+        schema_all_view(&b, o, 1);
     if (schema_views(&b) < 0) {
         sbuf_free(&b);
         return NULL;

@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 struct db;
 
@@ -27,6 +27,7 @@ struct db_retention {
     int minute_days;   /* per-minute roll-ups */
     int hour_days;     /* per-hour roll-ups */
     int64_t max_bytes; /* size cap of the file and its WAL (see db_maintain); 0: none */
+    int chunk_after_s; /* raw rows older than this go into the compressed tier; 0: never */
 };
 
 /* What the size cap found at the last db_maintain. */

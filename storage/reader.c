@@ -6,6 +6,7 @@
 #include "base/sbuf.h"
 #include "storage/chunk_sql.h"
 #include "storage/db.h"
+#include "storage/schema.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -214,6 +215,28 @@ static void id_list(struct sbuf *b, const char *column, const int64_t *ids, size
     sbuf_printf(b, ")");
 }
 
+/* 1 when the database has table `table``suffix`: one of an older schema, not yet upgraded by a
+ * perflogd, lacks the chunk tables and the tables of objects added since (obj_smb, obj_nfs). */
+static int has_table(struct reader *r, const char *table, const char *suffix)
+{
+    char sql[160];
+    sqlite3_stmt *st;
+    int yes = 0;
+
+    snprintf(sql, sizeof(sql), "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '%s%s'",
+             table, suffix);
+    if (prepare(r, sql, &st) < 0)
+        return 0;
+    yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
+static int has_chunk_table(struct reader *r, const struct object_def *od)
+{
+    return has_table(r, od->table, "_chunks");
+}
+
 int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts, size_t ninst,
                 int64_t tick_from, int64_t tick_to,
                 int (*cb)(void *arg, int64_t tick, int64_t inst, const int64_t *v,
@@ -228,8 +251,8 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
     int rc, stop = 0, ncol = 2;
     char *sql;
 
-    if (insts && ninst == 0)
-        return 0;
+    if ((insts && ninst == 0) || !has_table(r, od->table, ""))
+        return 0; /* no rows of an object the file has no table for */
     sbuf_printf(&b, "SELECT o.tick, o.inst");
     for (size_t f = 0; f < od->nfields; f++) {
         col[f] = -1;
@@ -238,10 +261,21 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
             col[f] = ncol++;
         }
     }
-    sbuf_printf(&b, " FROM %s o WHERE o.tick BETWEEN ? AND ?", od->table);
+    /* The raw rows, and the chunked ones of the chunks that overlap the range (by their index
+     * on last_tick) */
+    sbuf_printf(&b, " FROM (");
+    schema_raw_select(&b, od);
+    sbuf_printf(&b, " WHERE tick BETWEEN ?1 AND ?2");
     if (insts)
-        id_list(&b, "o.inst", insts, ninst);
-    sbuf_printf(&b, " ORDER BY o.tick, o.inst");
+        id_list(&b, "inst", insts, ninst);
+    if (has_chunk_table(r, od)) {
+        sbuf_printf(&b, " UNION ALL ");
+        schema_chunk_select(&b, od, " WHERE c.last_tick >= ?1 AND c.first_tick <= ?2");
+        if (insts)
+            id_list(&b, "c.inst", insts, ninst);
+        sbuf_printf(&b, " AND r.tick BETWEEN ?1 AND ?2");
+    }
+    sbuf_printf(&b, ") o ORDER BY o.tick, o.inst");
     sql = sbuf_take(&b);
     if (!sql)
         return -ENOMEM;
@@ -273,10 +307,14 @@ int reader_process_ids(struct reader *r, int64_t tick_from, int64_t tick_to,
     sqlite3_stmt *st;
     int rc, stop = 0;
 
-    /* pid and ppid are fixed for an instance: one row each, by the primary key's tick range. */
+    /* pid and ppid are fixed for an instance: one row each, by the primary key's tick range,
+     * raw or chunked (obj_process_all, since the chunk tables came) */
     if (prepare(r,
-                "SELECT inst, coalesce(max(pid), -1), coalesce(max(ppid), -1) FROM obj_process "
-                "WHERE tick BETWEEN ? AND ? GROUP BY inst",
+                has_chunk_table(r, &counter_objects[OBJ_PROCESS])
+                    ? "SELECT inst, coalesce(max(pid), -1), coalesce(max(ppid), -1) FROM "
+                      "obj_process_all WHERE tick BETWEEN ? AND ? GROUP BY inst"
+                    : "SELECT inst, coalesce(max(pid), -1), coalesce(max(ppid), -1) FROM "
+                      "obj_process WHERE tick BETWEEN ? AND ? GROUP BY inst",
                 &st) < 0)
         return -EIO;
     sqlite3_bind_int64(st, 1, tick_from);

@@ -24,6 +24,61 @@ static void object_table(struct sbuf *b, const struct object_def *o)
     sbuf_printf(b, ",\n  PRIMARY KEY (tick, inst)\n) WITHOUT ROWID;\n");
 }
 
+/*
+ * The compressed tier of an object table: one row per instance and span of ticks, one chunk
+ * (chunk.h) per raw column, all over the ticks the instance has rows for in the span. A rowid
+ * table: a row of a busy instance is several hundred bytes of BLOBs, too wide for a WITHOUT
+ * ROWID key. The index serves retention and the readers' tick ranges.
+ */
+static void chunk_table(struct sbuf *b, const struct object_def *o)
+{
+    sbuf_printf(b,
+                "CREATE TABLE IF NOT EXISTS %s_chunks (\n  id INTEGER PRIMARY KEY,\n"
+                "  inst INTEGER NOT NULL,\n  first_tick INTEGER NOT NULL,\n"
+                "  last_tick INTEGER NOT NULL",
+                o->table);
+    for (size_t f = 0; f < o->nfields; f++)
+        sbuf_printf(b, ",\n  %s BLOB", o->fields[f].column);
+    sbuf_printf(b, "\n);\nCREATE INDEX IF NOT EXISTS %s_chunks_last ON %s_chunks (last_tick);\n",
+                o->table, o->table);
+}
+
+void schema_raw_select(struct sbuf *b, const struct object_def *od)
+{
+    sbuf_printf(b, "SELECT tick, inst");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, ", %s", od->fields[f].column);
+    sbuf_printf(b, " FROM %s", od->table);
+}
+
+void schema_chunk_select(struct sbuf *b, const struct object_def *od, const char *where)
+{
+    sbuf_printf(b, "SELECT r.tick, c.inst");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, ", r.v%zu", f);
+    sbuf_printf(b, " FROM %s_chunks c, chunk_rows(", od->table);
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, "%sc.%s", f ? ", " : "", od->fields[f].column);
+    sbuf_printf(b, ") r%s", where);
+}
+
+void schema_all_view(struct sbuf *b, int obj, int chunked)
+{
+    const struct object_def *od = &counter_objects[obj];
+
+    sbuf_printf(b, "DROP VIEW IF EXISTS %s_all;\nCREATE VIEW %s_all (tick, inst", od->table,
+                od->table);
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, ", %s", od->fields[f].column);
+    sbuf_printf(b, ") AS\n");
+    schema_raw_select(b, od);
+    if (chunked) {
+        sbuf_printf(b, "\nUNION ALL\n");
+        schema_chunk_select(b, od, "");
+    }
+    sbuf_printf(b, ";\n");
+}
+
 static void rollup_table(struct sbuf *b, const struct object_def *o, const char *suffix)
 {
     sbuf_printf(b,
@@ -89,6 +144,7 @@ void schema_tables(struct sbuf *b)
            "  PRIMARY KEY (run_id, edge)\n) WITHOUT ROWID;\n");
     for (int o = 0; o < OBJ_COUNT; o++) {
         object_table(b, &counter_objects[o]);
+        chunk_table(b, &counter_objects[o]);
         rollup_table(b, &counter_objects[o], "1m");
         rollup_table(b, &counter_objects[o], "1h");
     }
@@ -171,10 +227,11 @@ int schema_views(struct sbuf *b)
             sbuf_printf(b, ", ");
             if (counter_expr(b, od, c) < 0)
                 return -1;
-            sbuf_printf(b,
-                        "\n  FROM %s o JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = "
-                        "o.inst\n",
-                        od->table);
+            sbuf_printf(
+                b,
+                "\n  FROM %s_all o JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = "
+                "o.inst\n",
+                od->table);
             first = 0;
         }
     }

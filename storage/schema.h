@@ -20,11 +20,28 @@
 /* Name of value table i (0 <= i < SCHEMA_NVALUE_TABLES). */
 const char *schema_value_table(int i);
 
+/*
+ * The SELECT of an object's chunked rows, columns (tick, inst, then the raw fields in table
+ * order), from `OBJ_chunks c` and its chunk_rows `r`; `where` (e.g. " WHERE c.last_tick >= ?1")
+ * is appended as it is. The view OBJ_all is the raw table UNION ALL this.
+ */
+void schema_chunk_select(struct sbuf *b, const struct object_def *od, const char *where);
+/* "SELECT tick, inst, <the raw fields> FROM OBJ": the same columns from the raw table. */
+void schema_raw_select(struct sbuf *b, const struct object_def *od);
+
+/*
+ * DROP and CREATE the view OBJ_all of object `obj`: its raw rows, and when `chunked` also its
+ * chunked ones (UNION ALL the above). counter_values reads every object through it. A view
+ * without chunks needs no chunk_rows, so the stock sqlite3 shell reads a database that has none
+ * without loading the extension.
+ */
+void schema_all_view(struct sbuf *b, int obj, int chunked);
+
 /* CREATE TABLE IF NOT EXISTS for every table and index of the current schema version. */
 void schema_tables(struct sbuf *b);
 /* Refill the `counters` table (path parts, unit, kind, roll-up column of every counter). */
 void schema_counters_rows(struct sbuf *b);
-/* DROP and CREATE the views counter_values and counter_rollups. */
+/* DROP and CREATE the views counter_values and counter_rollups (after schema_all_view). */
 int schema_views(struct sbuf *b);
 /* INSERT ... SELECT that rolls ticks (?1, ?2] of value table `i` up into its per-minute table. */
 int schema_rollup_minute(struct sbuf *b, int i);

@@ -1144,7 +1144,7 @@ static void test_rollup_source(struct live *live, struct reader *rd)
 static void test_hour_tier(struct live *live, struct reader *rd)
 {
     static const char *const aggs[] = {"avg", "min", "max"};
-    struct db_retention keep = {7, 90, 1825, 0};
+    struct db_retention keep = {7, 90, 1825, 0, 0};
     struct api_env env = base_env(live, NULL);
     char r[200], more[64], err[512];
     int more_work, guard = 0;
@@ -1229,7 +1229,7 @@ static void test_metrics(struct live *live, struct reader *rd)
 
 static struct reader *make_db(void)
 {
-    struct db_retention keep = {7, 90, 1825, 0};
+    struct db_retention keep = {7, 90, 1825, 0, 0};
     struct reader *rd = NULL;
     char err[512];
     struct db *d;

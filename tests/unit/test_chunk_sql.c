@@ -80,6 +80,28 @@ int main(void)
     CHECK(strstr(error_of("SELECT * FROM chunk_points(x'01')"), "not a chunk") != NULL);
     CHECK(strstr(error_of("SELECT * FROM chunk_points('text')"), "not a chunk") != NULL);
     CHECK(strstr(error_of("SELECT * FROM chunk_points"), "no query solution") != NULL);
+
+    /* chunk_rows: three columns of the same ticks side by side, exactly (v, -v, v of the even
+     * ticks only with the others NULL); a NULL argument is a column of NULLs */
+    CHECK(strcmp(error_of("CREATE TABLE w AS SELECT chunk_encode(tick, v) AS a, chunk_encode(tick, "
+                          "-v) AS b, chunk_encode(tick, CASE WHEN tick % 2 = 0 THEN v END) AS e "
+                          "FROM (SELECT * FROM t WHERE tick < 5000 ORDER BY tick);"),
+                 "") == 0);
+    CHECK_INT(one("SELECT count(*) FROM (SELECT tick, v, -v, CASE WHEN tick % 2 = 0 THEN v END, "
+                  "NULL FROM t WHERE tick < 5000 EXCEPT SELECT tick, v0, v1, v2, v3 FROM w, "
+                  "chunk_rows(w.a, w.b, w.e, NULL))"),
+              0);
+    CHECK_INT(one("SELECT count(*) FROM w, chunk_rows(w.a, w.b, w.e, NULL)"), 1000);
+    CHECK_INT(one("SELECT count(*) FROM w, chunk_rows(w.a) WHERE v1 IS NOT NULL OR v15 IS NOT "
+                  "NULL"),
+              0);
+    /* a row whose first chunk is NULL takes its ticks from the next */
+    CHECK_INT(one("SELECT sum(tick = 2) FROM w, chunk_rows(NULL, w.b)"), 1);
+    CHECK_INT(one("SELECT count(*) FROM chunk_rows(NULL, NULL)"), 0);
+    CHECK(strstr(error_of("SELECT * FROM c, w, chunk_rows(w.a, c.data)"), "different ticks") !=
+          NULL);
+    CHECK(strstr(error_of("SELECT * FROM chunk_rows(x'01')"), "not a chunk") != NULL);
+    CHECK(strstr(error_of("SELECT * FROM chunk_rows"), "no query solution") != NULL);
     sqlite3_close(db);
     return tl_done();
 }

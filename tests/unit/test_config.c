@@ -85,7 +85,8 @@ static int cfg_same(const struct cfg *a, const struct cfg *b)
            lists_equal(a->net_include, a->n_net_include, b->net_include, b->n_net_include) &&
            lists_equal(a->net_exclude, a->n_net_exclude, b->net_exclude, b->n_net_exclude) &&
            a->raw_days == b->raw_days && a->minute_days == b->minute_days &&
-           a->hour_days == b->hour_days && a->commit_interval_ms == b->commit_interval_ms &&
+           a->hour_days == b->hour_days && a->chunk_after_minutes == b->chunk_after_minutes &&
+           a->commit_interval_ms == b->commit_interval_ms &&
            a->max_held_ticks == b->max_held_ticks &&
            a->sampler_rt_priority == b->sampler_rt_priority;
 }
@@ -119,6 +120,7 @@ static void check_is_default(const struct cfg *c)
     CHECK_INT(c->raw_days, 7);
     CHECK_INT(c->minute_days, 90);
     CHECK_INT(c->hour_days, 1825);
+    CHECK_INT(c->chunk_after_minutes, 60);
     CHECK_INT(c->commit_interval_ms, 2000);
     CHECK_INT(c->max_held_ticks, 3600);
     CHECK_INT(c->sampler_rt_priority, 1);

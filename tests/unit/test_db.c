@@ -137,7 +137,7 @@ static void test_rollups_and_retention(void)
 {
     char path[256], err[512];
     struct db *d;
-    struct db_retention keep = {7, 90, 1825, 0}, short_raw = {1, 2, 3, 0};
+    struct db_retention keep = {7, 90, 1825, 0, 0}, short_raw = {1, 2, 3, 0, 0};
     const int64_t t0 = 1795968000000LL; /* 2026-11-29T17:00:00Z, a whole hour */
     sqlite3 *conn;
     sqlite3_stmt *st;
@@ -372,7 +372,7 @@ static void test_old_version_fixture(void)
  */
 static void test_size_cap(void)
 {
-    struct db_retention cap = {7, 90, 1825, 6000000}, tiny = {7, 90, 1825, 100000};
+    struct db_retention cap = {7, 90, 1825, 6000000, 0}, tiny = {7, 90, 1825, 100000, 0};
     const int64_t t0 = 1795968000000LL, n = 36000;
     struct db_size sz;
     char path[256], err[512];
@@ -489,7 +489,7 @@ static void test_checkpoint(void)
  * holds. */
 static void test_wal_budget(void)
 {
-    struct db_retention cap = {7, 90, 1825, 3 * 1024 * 1024};
+    struct db_retention cap = {7, 90, 1825, 3 * 1024 * 1024, 0};
     const int64_t t0 = 1795968000000LL, n = 3 * 3600, budget = 384 * 1024;
     char path[256], err[512];
     int64_t peak = 0, w;

@@ -1,0 +1,354 @@
+/*
+ * test_db_chunks.c - the compressed tier of the counter log (storage/db.c maintain_chunks): every
+ * reader gives the same answers, value for value, before and after the writer chunks the raw
+ * rows; retention drops chunks; a version-4 database (tests/fixtures/db/v4.sql, written by the
+ * perflogd of that version with bench_seed) upgrades, answers the same and is then chunked.
+ */
+#include "base/sbuf.h"
+#include "storage/chunk_sql.h"
+#include "storage/db.h"
+#include "storage/reader.h"
+#include "testdb.h"
+#include "testlib.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char dir[] = "/tmp/perflog-test-chunks-XXXXXX";
+
+#define T0     1795974000000LL
+#define NTICKS 3000
+#define SPAN   600 /* ticks per chunk (CHUNK_TICKS in storage/db.c) */
+
+/*
+ * Tick i (id i + 1): Processor "0", Disk "vda" always and "vdb" only in ticks [500, 1300) (a
+ * series that appears in the first span and vanishes in the third), Net "eth0", Memory, TCP. The
+ * values are an LCG's, with NULLs, and vda's in_flight level swings between the 64-bit extremes.
+ */
+static struct tick *mk_tick(int i, int64_t wall_ms, unsigned *seed)
+{
+    static const char *names[OBJ_COUNT] = {"0", "vda", "eth0", "", "", ""};
+    struct tick *t = calloc(1, sizeof(*t));
+
+    t->refs = 1;
+    t->wall_ms = wall_ms;
+    t->interval_ms = i ? 1000 + i % 3 : 0;
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+
+        t->obj[o].rows = calloc(2, sizeof(struct tick_row));
+        t->obj[o].n = o == OBJ_PROCESS ? 0 : 1;
+        if (o == OBJ_DISK && i >= 500 && i < 1300)
+            t->obj[o].n = 2;
+        for (size_t r = 0; r < t->obj[o].n; r++) {
+            struct tick_row *row = &t->obj[o].rows[r];
+
+            snprintf(row->name, sizeof(row->name), "%s", r ? "vdb" : names[o]);
+            for (size_t f = 0; f < od->nfields; f++) {
+                *seed = *seed * 1103515245u + 12345u;
+                row->v[f] = (*seed >> 8) % (f % 3 == 0 ? 100000000u : 1000u);
+                if ((*seed & 0x1f) == 0)
+                    row->null_mask |= 1ull << f;
+            }
+            if (o == OBJ_DISK && r == 0)
+                row->v[8] = i % 7 == 0 ? INT64_MAX : i % 7 == 1 ? INT64_MIN : i;
+        }
+    }
+    return t;
+}
+
+static int write_ticks(struct db *d, int first, int n, int64_t t0, unsigned *seed)
+{
+    struct tick *batch[SPAN];
+    int rc = 0;
+
+    for (int i = first; rc == 0 && i < first + n; i += SPAN) {
+        int k = first + n - i < SPAN ? first + n - i : SPAN;
+
+        for (int j = 0; j < k; j++)
+            batch[j] = mk_tick(i + j, t0 + (int64_t)(i + j) * 1000, seed);
+        rc = db_write_ticks(d, batch, (size_t)k);
+        for (int j = 0; j < k; j++)
+            tick_free(batch[j]);
+    }
+    return rc;
+}
+
+static int maintain_all(struct db *d, int64_t now_ms, const struct db_retention *r)
+{
+    int more, steps = 0;
+
+    do
+        more = db_maintain(d, now_ms, r);
+    while (more > 0 && ++steps < 10000);
+    if (more < 0)
+        fprintf(stderr, "db_maintain: %s\n", db_errmsg(d));
+    return more;
+}
+
+/* The rows of `sql` as one text: REALs with all 17 digits, NULL as "-". */
+static char *snapshot(sqlite3 *conn, const char *sql)
+{
+    struct sbuf b = {0};
+    sqlite3_stmt *st;
+
+    if (sqlite3_prepare_v2(conn, sql, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(conn));
+        return NULL;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(st); c++) {
+            switch (sqlite3_column_type(st, c)) {
+            case SQLITE_NULL:
+                sbuf_printf(&b, "-|");
+                break;
+            case SQLITE_INTEGER:
+                sbuf_printf(&b, "%lld|", (long long)sqlite3_column_int64(st, c));
+                break;
+            case SQLITE_FLOAT:
+                sbuf_printf(&b, "%.17g|", sqlite3_column_double(st, c));
+                break;
+            default:
+                sbuf_printf(&b, "%s|", (const char *)sqlite3_column_text(st, c));
+                break;
+            }
+        }
+        sbuf_printf(&b, "\n");
+    }
+    sqlite3_finalize(st);
+    return sbuf_take(&b);
+}
+
+/* A connection as the stock shell's after `.load build/perflog_chunk`, or without it. */
+static sqlite3 *shell(const char *path, int with_extension)
+{
+    sqlite3 *conn = NULL;
+
+    CHECK_INT(sqlite3_open_v2(path, &conn, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    if (with_extension)
+        CHECK_INT(chunk_sql_register(conn), SQLITE_OK);
+    return conn;
+}
+
+static char *shell_snapshot(const char *path, const char *sql)
+{
+    sqlite3 *conn = shell(path, 1);
+    char *s = snapshot(conn, sql);
+
+    sqlite3_close(conn);
+    return s;
+}
+
+static int64_t count(const char *path, const char *sql)
+{
+    sqlite3 *conn = shell(path, 1);
+    sqlite3_stmt *st;
+    int64_t n = -1;
+
+    if (sqlite3_prepare_v2(conn, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    else
+        fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(conn));
+    sqlite3_finalize(st);
+    sqlite3_close(conn);
+    return n;
+}
+
+static int row_cb(void *arg, int64_t tick, int64_t inst, const int64_t *v, uint64_t null_mask)
+{
+    struct sbuf *b = arg;
+
+    sbuf_printf(b, "%lld %lld %llx", (long long)tick, (long long)inst,
+                (unsigned long long)null_mask);
+    for (size_t f = 0; f < COUNTER_MAX_FIELDS; f++)
+        sbuf_printf(b, " %lld", (long long)v[f]);
+    sbuf_printf(b, "\n");
+    return 0;
+}
+
+/* reader_rows of every object over ticks [from, to], and of Disk instance `inst` alone. */
+static char *reader_snapshot(const char *path, int64_t from, int64_t to, int64_t inst)
+{
+    struct sbuf b = {0};
+    struct reader *rd;
+    char err[512];
+
+    CHECK_INT(reader_open(path, &rd, err, sizeof(err)), 0);
+    for (int o = 0; o < OBJ_COUNT; o++)
+        CHECK_INT(reader_rows(rd, o, ~0u, NULL, 0, from, to, row_cb, &b), 0);
+    CHECK_INT(reader_rows(rd, OBJ_DISK, 0x3, &inst, 1, from, to, row_cb, &b), 0);
+    reader_close(rd);
+    return sbuf_take(&b);
+}
+
+static void check_same(const char *what, const char *a, const char *b)
+{
+    CHECK(a != NULL && b != NULL);
+    if (a && b && strcmp(a, b) != 0)
+        fprintf(stderr, "%s differs (%zu and %zu bytes)\n", what, strlen(a), strlen(b));
+    CHECK(a && b && strcmp(a, b) == 0);
+}
+
+#define Q_VALUES                                                                                   \
+    "SELECT t_ms, time_utc, interval_ms, path, value FROM counter_values ORDER BY t_ms, path"
+#define Q_ROLLUPS "SELECT * FROM counter_rollups ORDER BY tier, bucket_ms, path"
+
+static void test_chunked_equals_plain(void)
+{
+    struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 600};
+    struct db_retention expire = {1, 30, 60, 0, 600};
+    int64_t now = T0 + NTICKS * 1000LL;
+    char path[256], err[512], sql[160];
+    char *values, *rollups, *rows, *part, *s;
+    int64_t vdb;
+    unsigned seed = 7;
+    struct db *d;
+    sqlite3 *conn;
+    sqlite3_stmt *st;
+
+    snprintf(path, sizeof(path), "%s/chunks.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(write_ticks(d, 0, NTICKS, T0, &seed), 0);
+    CHECK_INT(maintain_all(d, now, &plain), 0);
+    values = shell_snapshot(path, Q_VALUES);
+    rollups = shell_snapshot(path, Q_ROLLUPS);
+    /* vdb's instance id: after the instances of the objects that are always there */
+    vdb = count(path, "SELECT id FROM instances WHERE object = 'PhysicalDisk' AND name = 'vdb'");
+    CHECK(vdb > 0);
+    rows = reader_snapshot(path, 1, NTICKS, vdb);
+    part = reader_snapshot(path, 550, 1250, vdb);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks"), 0);
+
+    /* the spans wholly older than 600 s: ticks 1-2400; 2401-3000 stay plain */
+    CHECK_INT(maintain_all(d, now, &chunked), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick <= 2400"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick > 2400"), 600);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE inst = 2"), 4);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_memory_chunks"), 4);
+    /* vdb appears at tick id 501 and vanishes after 1300: three chunks, each its own ticks */
+    snprintf(sql, sizeof(sql),
+             "SELECT first_tick, last_tick FROM obj_disk_chunks WHERE inst = %lld ORDER BY "
+             "first_tick",
+             (long long)vdb);
+    s = shell_snapshot(path, sql);
+    CHECK_STR(s ? s : "", "501|600|\n601|1200|\n1201|1300|\n");
+    free(s);
+
+    s = shell_snapshot(path, Q_VALUES);
+    check_same("counter_values", values, s);
+    free(s);
+    s = shell_snapshot(path, Q_ROLLUPS);
+    check_same("counter_rollups", rollups, s);
+    free(s);
+    s = reader_snapshot(path, 1, NTICKS, vdb);
+    check_same("reader_rows", rows, s);
+    free(s);
+    s = reader_snapshot(path, 550, 1250, vdb);
+    check_same("reader_rows 550-1250", part, s);
+    free(s);
+
+    /* Without the extension the stock shell cannot read the chunks, and says why. */
+    conn = shell(path, 0);
+    CHECK(sqlite3_prepare_v2(conn, "SELECT count(*) FROM counter_values", -1, &st, NULL) !=
+          SQLITE_OK);
+    CHECK(strstr(sqlite3_errmsg(conn), "chunk_rows") != NULL);
+    sqlite3_close(conn);
+
+    /* A new perflogd on the file builds the same views. */
+    db_close(d);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    s = shell_snapshot(path, Q_VALUES);
+    check_same("counter_values after a restart", values, s);
+    free(s);
+
+    /* Retention drops whole chunks with their ticks. */
+    CHECK_INT(maintain_all(d, now + 2 * 86400000LL, &expire), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM counter_values"), 0);
+    CHECK(count(path, "SELECT count(*) FROM obj_disk_1m") > 0);
+    db_close(d);
+    free(values);
+    free(rollups);
+    free(rows);
+    free(part);
+}
+
+/* The fixture's 108 ticks end at this time (bench_seed wrote it). */
+#define V4_LAST_MS 1796177579001LL
+#define Q_V4_SUMS                                                                                  \
+    "SELECT object, counter, instance, count(value), min(value), max(value) FROM "                 \
+    "counter_values WHERE t_ms <= 1796177579001 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+#define Q_V4_VALUES                                                                                \
+    "SELECT t_ms, path, value FROM counter_values WHERE t_ms <= 1796177579001 ORDER BY t_ms, path"
+
+static void test_v4_fixture(void)
+{
+    struct db_retention chunked = {7, 90, 1825, 0, 60};
+    char path[256], err[512];
+    char *sums, *values, *rows, *s;
+    unsigned seed = 9;
+    struct db *d;
+    sqlite3 *conn;
+
+    snprintf(path, sizeof(path), "%s/v4.db", dir);
+    if (load_fixture("v4.sql", path) < 0)
+        return;
+    CHECK_INT(count(path, "PRAGMA user_version"), 4);
+    CHECK_INT(count(path, "SELECT max(t_ms) FROM ticks"), V4_LAST_MS);
+    /* read as it is, by the stock shell (no extension) and by a reader */
+    conn = shell(path, 0);
+    sums = snapshot(conn, Q_V4_SUMS);
+    values = snapshot(conn, Q_V4_VALUES);
+    sqlite3_close(conn);
+    rows = reader_snapshot(path, 1, 108, 2);
+    CHECK(sums && strlen(sums) > 1000);
+
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(count(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    /* upgraded, still nothing chunked: the stock shell reads it without the extension */
+    conn = shell(path, 0);
+    s = snapshot(conn, Q_V4_SUMS);
+    check_same("v4 sums after the upgrade", sums, s);
+    free(s);
+    sqlite3_close(conn);
+    s = reader_snapshot(path, 1, 108, 2);
+    check_same("v4 reader_rows after the upgrade", rows, s);
+    free(s);
+
+    /* 700 more ticks, then the fixture's span goes into chunks */
+    CHECK_INT(write_ticks(d, 1, 700, V4_LAST_MS, &seed), 0);
+    CHECK_INT(maintain_all(d, V4_LAST_MS + 800 * 1000LL, &chunked), 0);
+    CHECK_INT(count(path, "SELECT min(first_tick) FROM obj_disk_chunks"), 1);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick <= 600"), 0);
+    s = shell_snapshot(path, Q_V4_SUMS);
+    check_same("v4 sums after chunking", sums, s);
+    free(s);
+    s = shell_snapshot(path, Q_V4_VALUES);
+    check_same("v4 values after chunking", values, s);
+    free(s);
+    s = reader_snapshot(path, 1, 108, 2);
+    check_same("v4 reader_rows after chunking", rows, s);
+    free(s);
+    db_close(d);
+    free(sums);
+    free(values);
+    free(rows);
+}
+
+int main(void)
+{
+    char cmd[300];
+
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_chunked_equals_plain();
+    test_v4_fixture();
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return tl_done();
+}
