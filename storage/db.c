@@ -6,6 +6,7 @@
 #include "log.h"
 #include "name_map.h"
 #include "pdh_extra.h"
+#include "rollup_acc.h"
 #include "sbuf.h"
 #include "schema.h"
 #include "sql_errno.h"
@@ -35,10 +36,24 @@ struct db {
     sqlite3_stmt *add_inst;
     sqlite3_stmt *rollup_1m[SCHEMA_NVALUE_TABLES];
     sqlite3_stmt *rollup_1h[SCHEMA_NVALUE_TABLES];
+    sqlite3_stmt *ins_1m[OBJ_COUNT]; /* one finished bucket of the running roll-up */
     struct name_map inst[OBJ_COUNT];
     struct pdh_store *pdh; /* the extra PDH series' writes */
     struct db_size size;   /* from the last maintain_size */
     int64_t wal_bytes;     /* the WAL's budget (wal_budget), set by the last maintain_size */
+    /*
+     * The running minute roll-up (rollup_acc.h). When acc_on, acc holds exactly the ticks
+     * [acc_first, acc_last], all of minute acc_minute, and acc_first is the first tick of that
+     * minute, a minute no earlier tick had; the batch roll-up (maintain_minutes) stops before
+     * acc_first. Anything else (a tick out of order, a failed transaction) drops it, and the batch
+     * roll-up takes those ticks: the buckets come out the same either way.
+     */
+    int incremental; /* running roll-ups on: SQLite's avg() sums as rollup_acc does */
+    int acc_on;
+    int64_t acc_minute, acc_first, acc_last;
+    int64_t prev_id;    /* the last tick written on this connection; -1: none */
+    int64_t max_minute; /* the newest minute of any tick in the file; -1: none */
+    struct rollup_obj acc[OBJ_COUNT];
 };
 
 /*
@@ -267,6 +282,11 @@ static int prepare_all(struct db *d)
         if (rc < 0)
             return rc;
     }
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        rc = prepare_built(d, &b, schema_rollup_minute_values(&b, o), &d->ins_1m[o]);
+        if (rc < 0)
+            return rc;
+    }
     for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
         rc = prepare_built(d, &b, schema_rollup_minute(&b, i), &d->rollup_1m[i]);
         if (rc == 0)
@@ -326,6 +346,13 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
     rc = db_migrate(d, host, err, errlen);
     if (rc < 0)
         goto fail;
+    /* SQLite 3.43 made avg() a compensated sum, which rollup_acc does not mirror: there, the
+     * batch roll-up does every minute. */
+    d->incremental = sqlite3_libversion_number() < 3043000;
+    d->prev_id = -1;
+    d->max_minute = query_int(d, "SELECT max(t_ms) FROM ticks", 0, 0, -1);
+    if (d->max_minute >= 0)
+        d->max_minute = d->max_minute / MINUTE_MS * MINUTE_MS;
     rc = prepare_all(d);
     if (rc < 0) {
         snprintf(err, errlen, "%s: cannot prepare statements: %s", path, sqlite3_errmsg(d->conn));
@@ -349,6 +376,8 @@ void db_close(struct db *d)
     sqlite3_finalize(d->add_inst);
     for (int o = 0; o < OBJ_COUNT; o++) {
         sqlite3_finalize(d->ins_row[o]);
+        sqlite3_finalize(d->ins_1m[o]);
+        rollup_obj_free(&d->acc[o]);
         name_map_clear(&d->inst[o]);
     }
     for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
@@ -408,8 +437,103 @@ static int instance_id(struct db *d, int o, const char *name, int64_t tick_id, i
     return name_map_put(&d->inst[o], name, *id);
 }
 
+void db_set_incremental_rollups(struct db *d, int on)
+{
+    d->incremental = on && sqlite3_libversion_number() < 3043000;
+}
+
+static void acc_drop(struct db *d)
+{
+    for (int o = 0; o < OBJ_COUNT; o++)
+        rollup_obj_reset(&d->acc[o]);
+    d->acc_on = 0;
+}
+
+/* Write the running roll-up's minute as its buckets and mark its ticks rolled up. `mark` is the
+ * roll-up watermark (rollup_1m_tick), which must have reached the minute's first tick. */
+static int acc_flush(struct db *d, int64_t mark)
+{
+    int64_t next_minute = d->acc_minute + MINUTE_MS;
+    int rc = 0;
+
+    for (int o = 0; rc == 0 && o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+        const struct rollup_obj *r = &d->acc[o];
+        sqlite3_stmt *st = d->ins_1m[o];
+
+        for (size_t i = 0; rc == 0 && i < r->n; i++) {
+            const struct rollup_series *s = &r->s[i];
+            int col = 4;
+
+            sqlite3_bind_int64(st, 1, d->acc_minute);
+            sqlite3_bind_int64(st, 2, s->inst);
+            sqlite3_bind_int64(st, 3, s->n);
+            for (size_t k = 0; k < od->ncounters; k++, col += 3) {
+                if (!s->cnt[k]) {
+                    sqlite3_bind_null(st, col);
+                    sqlite3_bind_null(st, col + 1);
+                    sqlite3_bind_null(st, col + 2);
+                    continue;
+                }
+                sqlite3_bind_double(st, col, s->min[k]);
+                sqlite3_bind_double(st, col + 1, s->sum[k] / (double)s->cnt[k]);
+                sqlite3_bind_double(st, col + 2, s->max[k]);
+            }
+            rc = step_done(st);
+        }
+    }
+    /* The extra PDH series are few: the batch statement rolls up their share of the ticks. */
+    if (rc == 0) {
+        sqlite3_stmt *st = d->rollup_1m[SCHEMA_PDH_TABLE];
+
+        sqlite3_bind_int64(st, 1, mark);
+        sqlite3_bind_int64(st, 2, d->acc_last);
+        rc = step_done(st);
+    }
+    if (rc == 0)
+        rc = meta_set(d, "rollup_1m_tick", d->acc_last, NULL);
+    if (rc == 0 && meta_get_int(d, "rollup_1m_until_ms", 0) < next_minute)
+        rc = meta_set(d, "rollup_1m_until_ms", next_minute, NULL);
+    acc_drop(d);
+    return rc;
+}
+
+/* Before tick `tick_id` (minute `minute`) is written: flush, drop or start the running roll-up.
+ * Sets *fold when the tick's rows go into it. */
+static int acc_before_tick(struct db *d, int64_t minute, int64_t tick_id, int *fold)
+{
+    int next = tick_id == d->prev_id + 1 && d->prev_id >= 0;
+    int rc = 0;
+
+    *fold = 0;
+    if (d->acc_on && next && minute == d->acc_minute) {
+        *fold = 1;
+        return 0;
+    }
+    if (d->acc_on && next && minute > d->acc_minute) {
+        int64_t mark = meta_get_int(d, "rollup_1m_tick", 0);
+
+        /* The batch roll-up has not reached the minute (just after a start): it takes it. */
+        if (mark == d->acc_first - 1)
+            rc = acc_flush(d, mark);
+    }
+    acc_drop(d);
+    if (rc < 0)
+        return rc;
+    /* Start on the first tick of a minute no tick had before: its buckets hold nothing else. */
+    if (d->incremental && next && minute > d->max_minute) {
+        d->acc_on = 1;
+        d->acc_minute = minute;
+        d->acc_first = tick_id;
+        *fold = 1;
+    }
+    return 0;
+}
+
 static int write_tick(struct db *d, const struct tick *t)
 {
+    int64_t minute = t->wall_ms / MINUTE_MS * MINUTE_MS;
+    int fold;
     int64_t tick_id;
     int rc;
 
@@ -423,6 +547,9 @@ static int write_tick(struct db *d, const struct tick *t)
     if (rc < 0)
         return rc;
     tick_id = sqlite3_last_insert_rowid(d->conn);
+    rc = acc_before_tick(d, minute, tick_id, &fold);
+    if (rc < 0)
+        return rc;
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
         sqlite3_stmt *st = d->ins_row[o];
@@ -443,10 +570,17 @@ static int write_tick(struct db *d, const struct tick *t)
                     sqlite3_bind_int64(st, (int)f + 3, row->v[f]);
             }
             rc = step_done(st);
+            if (rc == 0 && fold)
+                rc = rollup_obj_add(&d->acc[o], od, inst, row->v, row->null_mask, t->interval_ms);
             if (rc < 0)
                 return rc;
         }
     }
+    if (minute > d->max_minute)
+        d->max_minute = minute;
+    d->prev_id = tick_id;
+    if (fold)
+        d->acc_last = tick_id;
     return pdh_store_write(d->pdh, tick_id, t);
 }
 
@@ -464,6 +598,9 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
         for (int o = 0; o < OBJ_COUNT; o++)
             name_map_clear(&d->inst[o]);
         pdh_store_forget(d->pdh);
+        /* Its ticks are gone, and so is what the running roll-up knew of them. */
+        acc_drop(d);
+        d->prev_id = -1;
     }
     return rc;
 }
@@ -516,6 +653,9 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
 
     upto = query_int(d, "SELECT max(id) FROM ticks WHERE id > ?1 AND id <= ?1 + 3600 AND t_ms < ?2",
                      last, minute_start, last);
+    /* The running roll-up's ticks are its own. */
+    if (d->acc_on && upto >= d->acc_first)
+        upto = d->acc_first - 1;
     for (int i = 0; rc == 0 && upto > last && i < SCHEMA_NVALUE_TABLES; i++) {
         sqlite3_bind_int64(d->rollup_1m[i], 1, last);
         sqlite3_bind_int64(d->rollup_1m[i], 2, upto);
@@ -523,6 +663,14 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
     }
     if (rc == 0 && upto > last)
         rc = meta_set(d, "rollup_1m_tick", upto, NULL);
+    if (upto > last)
+        last = upto;
+    /* A running minute that time has completed, with no tick of the next yet: write it now. */
+    if (rc == 0 && d->acc_on && d->acc_minute + MINUTE_MS <= minute_start &&
+        last == d->acc_first - 1) {
+        rc = acc_flush(d, last);
+        upto = d->acc_last;
+    }
     left = query_int(
         d, "SELECT count(*) FROM (SELECT 1 FROM ticks WHERE id > ?1 AND t_ms < ?2 LIMIT 1)", upto,
         minute_start, 0);
