@@ -86,6 +86,28 @@ int rollup_obj_add(struct rollup_obj *r, const struct object_def *od, int64_t in
     return 0;
 }
 
+int rollup_obj_add_bucket(struct rollup_obj *h, const struct object_def *od,
+                          const struct rollup_series *m)
+{
+    struct rollup_series *s = series_of(h, od->ncounters, m->inst);
+
+    if (!s)
+        return -ENOMEM;
+    s->n += m->n;
+    for (size_t k = 0; k < od->ncounters; k++) {
+        if (!m->cnt[k])
+            continue;
+        if (!s->cnt[k] || m->min[k] < s->min[k])
+            s->min[k] = m->min[k];
+        if (!s->cnt[k] || m->max[k] > s->max[k])
+            s->max[k] = m->max[k];
+        /* sum(avg * n) / sum(n of the minutes with an avg), the avg being the stored double */
+        s->sum[k] += m->sum[k] / (double)m->cnt[k] * (double)m->n;
+        s->cnt[k] += m->n;
+    }
+    return 0;
+}
+
 void rollup_obj_reset(struct rollup_obj *r)
 {
     for (size_t i = 0; i < r->n; i++)

@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One instance's running roll-up over one minute; the arrays hold one entry per counter. */
+/* One instance's running roll-up over one bucket; the arrays hold one entry per counter. Over
+ * minutes of an hour, sum holds the sum of avg * n and cnt the rows of the minutes with an avg. */
 struct rollup_series {
     int64_t inst;
     int64_t n; /* rows seen */
@@ -32,7 +33,11 @@ struct rollup_obj {
 /* Fold one row of instance `inst` (values v, null_mask as stored) into r. Returns 0 or -ENOMEM. */
 int rollup_obj_add(struct rollup_obj *r, const struct object_def *od, int64_t inst,
                    const int64_t *v, uint64_t null_mask, int64_t interval_ms);
-/* Forget the minute's series; keeps the allocations. */
+/* Fold minute bucket `m` of the same object into hour roll-up h, as schema_rollup_hour combines
+ * minute rows: counts add, min and max combine, each average counts n times. 0 or -ENOMEM. */
+int rollup_obj_add_bucket(struct rollup_obj *h, const struct object_def *od,
+                          const struct rollup_series *m);
+/* Forget the bucket's series; keeps the allocations. */
 void rollup_obj_reset(struct rollup_obj *r);
 void rollup_obj_free(struct rollup_obj *r);
 
