@@ -96,6 +96,23 @@ static int64_t count_rows(sqlite3 *conn, const char *sql)
     return n;
 }
 
+/* Roll up everything left on both databases, hours included, and close them. */
+static void finish_both(struct db *da, struct db *db, int64_t wall)
+{
+    struct db_retention keep = {7, 90, 1825, 0};
+
+    for (int k = 0; k < 10; k++) {
+        int ma = db_maintain(da, wall + 2 * 3600000LL, &keep);
+        int mb = db_maintain(db, wall + 2 * 3600000LL, &keep);
+
+        CHECK(ma >= 0 && mb >= 0);
+        if (!ma && !mb)
+            break;
+    }
+    db_close(da);
+    db_close(db);
+}
+
 /*
  * step_back: the wall clock steps back into an earlier minute. Ticks of a minute then arrive in
  * two runs and the bucket is merged (schema.c's merge rule), where the split depends on when
@@ -163,16 +180,7 @@ static void test_incremental_equals_batch(int step_back)
     }
     CHECK_INT(buckets_before_maint, 3);
     /* Everything rolled up on both, hours included. */
-    for (int k = 0; k < 10; k++) {
-        int ma = db_maintain(da, wall + 2 * 3600000LL, &keep);
-        int mb = db_maintain(db, wall + 2 * 3600000LL, &keep);
-
-        CHECK(ma >= 0 && mb >= 0);
-        if (!ma && !mb)
-            break;
-    }
-    db_close(da);
-    db_close(db);
+    finish_both(da, db, wall);
 
     CHECK_INT(sqlite3_open(pa, &conn), SQLITE_OK);
     snprintf(sql, sizeof(sql), "ATTACH '%s' AS b", pb);
@@ -281,16 +289,7 @@ static void test_hours(void)
         }
     }
     CHECK(checked);
-    for (int k = 0; k < 10; k++) {
-        int ma = db_maintain(da, wall + 2 * 3600000LL, &keep);
-        int mb = db_maintain(db, wall + 2 * 3600000LL, &keep);
-
-        CHECK(ma >= 0 && mb >= 0);
-        if (!ma && !mb)
-            break;
-    }
-    db_close(da);
-    db_close(db);
+    finish_both(da, db, wall);
     compare_all(pa, pb);
     vdb_from = 70;
     vdb_to = 130;
