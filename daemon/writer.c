@@ -7,7 +7,8 @@
  * A write that finds the disk full first checkpoints the WAL, which gives its space back, and
  * tries once more before it holds anything.
  *
- * Roll-ups, retention, the size cap and a truncating checkpoint run every MAINT_PERIOD_MS, on the
+ * Minute and hour roll-ups are mostly kept as ticks are written (db.c); what they cannot take,
+ * retention, the size cap and a truncating checkpoint run every MAINT_PERIOD_MS, on the
  * ticks' time as well as the monotonic clock: the same thing in a daemon, but a sampler whose
  * clock runs faster for a test gets the maintenance its ticks would have had.
  */

@@ -9,6 +9,7 @@
 #include "storage/chunk_sql.h"
 #include "storage/name_map.h"
 #include "storage/pdh_extra.h"
+#include "storage/rollup_acc.h"
 #include "storage/schema.h"
 #include "storage/sql_errno.h"
 
@@ -24,6 +25,9 @@
 #define HOUR_MS          3600000LL
 #define DAY_MS           86400000LL
 #define MAINT_TICK_BATCH 3600 /* ticks rolled up or pruned per db_maintain step */
+/* Rows per multi-row INSERT of an object's values: one statement step per this many rows, which
+ * measured cheaper than a step per row at thousands of instances (the rest go one by one). */
+#define INS_ROWS_PER_STMT 32
 /* A short busy wait: the writer retries on its own schedule, it must not hang on a lock. */
 #define DB_BUSY_TIMEOUT_MS 200
 
@@ -33,14 +37,36 @@ struct db {
     sqlite3_stmt *begin, *commit; /* prepared once: a tick must not pay for parsing */
     sqlite3_stmt *ins_tick;
     sqlite3_stmt *ins_row[OBJ_COUNT];
+    sqlite3_stmt *ins_rows[OBJ_COUNT]; /* INS_ROWS_PER_STMT rows at once */
     sqlite3_stmt *get_inst;
     sqlite3_stmt *add_inst;
     sqlite3_stmt *rollup_1m[SCHEMA_NVALUE_TABLES];
     sqlite3_stmt *rollup_1h[SCHEMA_NVALUE_TABLES];
+    sqlite3_stmt *ins_1m[OBJ_COUNT]; /* one finished bucket of the running roll-ups */
+    sqlite3_stmt *ins_1h[OBJ_COUNT];
     struct name_map inst[OBJ_COUNT];
     struct pdh_extra_store *pdh; /* the extra PDH series' writes */
     struct db_size size;         /* from the last maintain_size */
     int64_t wal_bytes;           /* the WAL's budget (wal_budget), set by the last maintain_size */
+    /*
+     * The running minute roll-up (rollup_acc.h). When acc_on, acc holds exactly the ticks
+     * [acc_first, acc_last], all of minute acc_minute, and acc_first is the first tick of that
+     * minute, a minute no earlier tick had; the batch roll-up (maintain_minutes) stops before
+     * acc_first. Anything else (a tick out of order, a failed transaction) drops it, and the batch
+     * roll-up takes those ticks: the buckets come out the same either way.
+     */
+    int incremental; /* running roll-ups on: SQLite's avg() sums as rollup_acc does */
+    int acc_on;
+    int64_t acc_minute, acc_first, acc_last;
+    int64_t prev_id;    /* the last tick written on this connection; -1: none */
+    int64_t max_minute; /* the newest minute of any tick in the file; -1: none */
+    struct rollup_obj acc[OBJ_COUNT];
+    /* The running hour roll-up: when hacc_on, hacc holds the minute buckets the running minute
+     * roll-up wrote for hour hacc_hour, from its first minute on, and every tick of those minutes
+     * went through it; the batch hour roll-up (maintain_hours) stops before hacc_hour. */
+    int hacc_on;
+    int64_t hacc_hour;
+    struct rollup_obj hacc[OBJ_COUNT];
 };
 
 /*
@@ -286,11 +312,23 @@ static int prepare_all(struct db *d)
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
 
-        sbuf_printf(&b, "INSERT INTO %s VALUES (?, ?", od->table);
-        for (size_t f = 0; f < od->nfields; f++)
-            sbuf_printf(&b, ", ?");
-        sbuf_printf(&b, ")");
-        rc = prepare_built(d, &b, 0, &d->ins_row[o]);
+        for (int many = 0; many < 2; many++) {
+            sbuf_printf(&b, "INSERT INTO %s VALUES ", od->table);
+            for (int r = 0; r < (many ? INS_ROWS_PER_STMT : 1); r++) {
+                sbuf_printf(&b, "%s(?, ?", r ? ", " : "");
+                for (size_t f = 0; f < od->nfields; f++)
+                    sbuf_printf(&b, ", ?");
+                sbuf_printf(&b, ")");
+            }
+            rc = prepare_built(d, &b, 0, many ? &d->ins_rows[o] : &d->ins_row[o]);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        rc = prepare_built(d, &b, schema_rollup_values(&b, o, "1m"), &d->ins_1m[o]);
+        if (rc == 0)
+            rc = prepare_built(d, &b, schema_rollup_values(&b, o, "1h"), &d->ins_1h[o]);
         if (rc < 0)
             return rc;
     }
@@ -361,6 +399,13 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
     rc = db_migrate(d, host, err, errlen);
     if (rc < 0)
         goto fail;
+    /* SQLite 3.43 made avg() a compensated sum, which rollup_acc does not mirror: there, the
+     * batch roll-up does every minute. */
+    d->incremental = sqlite3_libversion_number() < 3043000;
+    d->prev_id = -1;
+    d->max_minute = query_int(d, "SELECT max(t_ms) FROM ticks", 0, 0, -1);
+    if (d->max_minute >= 0)
+        d->max_minute = d->max_minute / MINUTE_MS * MINUTE_MS;
     rc = prepare_all(d);
     if (rc < 0) {
         snprintf(err, errlen, "%s: cannot prepare statements: %s", path, sqlite3_errmsg(d->conn));
@@ -384,6 +429,11 @@ void db_close(struct db *d)
     sqlite3_finalize(d->add_inst);
     for (int o = 0; o < OBJ_COUNT; o++) {
         sqlite3_finalize(d->ins_row[o]);
+        sqlite3_finalize(d->ins_rows[o]);
+        sqlite3_finalize(d->ins_1m[o]);
+        sqlite3_finalize(d->ins_1h[o]);
+        rollup_obj_free(&d->acc[o]);
+        rollup_obj_free(&d->hacc[o]);
         name_map_clear(&d->inst[o]);
     }
     for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
@@ -443,8 +493,179 @@ static int instance_id(struct db *d, int o, const char *name, int64_t tick_id, i
     return name_map_put(&d->inst[o], name, *id);
 }
 
+void db_set_incremental_rollups(struct db *d, int on)
+{
+    d->incremental = on && sqlite3_libversion_number() < 3043000;
+}
+
+static void acc_drop(struct db *d)
+{
+    for (int o = 0; o < OBJ_COUNT; o++)
+        rollup_obj_reset(&d->acc[o]);
+    d->acc_on = 0;
+}
+
+static void hacc_drop(struct db *d)
+{
+    for (int o = 0; o < OBJ_COUNT; o++)
+        rollup_obj_reset(&d->hacc[o]);
+    d->hacc_on = 0;
+}
+
+/* Write the buckets of `acc` (one object's each) at bucket_ms with statements `ins`. */
+static int write_buckets(struct rollup_obj *acc, sqlite3_stmt *const *ins, int64_t bucket_ms)
+{
+    int rc = 0;
+
+    for (int o = 0; rc == 0 && o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+        const struct rollup_obj *r = &acc[o];
+        sqlite3_stmt *st = ins[o];
+
+        for (size_t i = 0; rc == 0 && i < r->n; i++) {
+            const struct rollup_series *s = &r->s[i];
+            int col = 4;
+
+            sqlite3_bind_int64(st, 1, bucket_ms);
+            sqlite3_bind_int64(st, 2, s->inst);
+            sqlite3_bind_int64(st, 3, s->n);
+            for (size_t k = 0; k < od->ncounters; k++, col += 3) {
+                if (!s->cnt[k]) {
+                    sqlite3_bind_null(st, col);
+                    sqlite3_bind_null(st, col + 1);
+                    sqlite3_bind_null(st, col + 2);
+                    continue;
+                }
+                sqlite3_bind_double(st, col, s->min[k]);
+                sqlite3_bind_double(st, col + 1, s->sum[k] / (double)s->cnt[k]);
+                sqlite3_bind_double(st, col + 2, s->max[k]);
+            }
+            rc = step_done(st);
+        }
+    }
+    return rc;
+}
+
+/* Write the running hour as its buckets, provided the batch hour roll-up has reached it
+ * (rollup_1h_next_ms, or the oldest minute bucket before it has run); else leave it to it. */
+static int hacc_flush(struct db *d)
+{
+    int64_t next = meta_get_int(d, "rollup_1h_next_ms", -1), end = d->hacc_hour + HOUR_MS;
+    int rc;
+
+    if (next < 0 && (next = tier_edge(d, "min", "1m", -1)) >= 0)
+        next = next / HOUR_MS * HOUR_MS;
+    if (next != d->hacc_hour) {
+        hacc_drop(d);
+        return 0;
+    }
+    rc = write_buckets(d->hacc, d->ins_1h, d->hacc_hour);
+    if (rc == 0) {
+        sqlite3_stmt *st = d->rollup_1h[SCHEMA_PDH_TABLE];
+
+        sqlite3_bind_int64(st, 1, d->hacc_hour);
+        sqlite3_bind_int64(st, 2, end);
+        rc = step_done(st);
+    }
+    if (rc == 0)
+        rc = meta_set(d, "rollup_1h_next_ms", end, NULL);
+    hacc_drop(d);
+    return rc;
+}
+
+/* Fold the running minute's buckets into the running hour: started by an hour's first minute,
+ * written once the minute is the hour's last (or a later hour's minute comes first). */
+static int hacc_fold(struct db *d)
+{
+    int64_t hour = d->acc_minute / HOUR_MS * HOUR_MS;
+    int rc = 0;
+
+    if (d->hacc_on && hour != d->hacc_hour)
+        rc = hacc_flush(d);
+    if (rc < 0)
+        return rc;
+    if (!d->hacc_on && d->acc_minute == hour) {
+        d->hacc_on = 1;
+        d->hacc_hour = hour;
+    }
+    if (!d->hacc_on)
+        return 0;
+    for (int o = 0; rc == 0 && o < OBJ_COUNT; o++)
+        for (size_t i = 0; rc == 0 && i < d->acc[o].n; i++)
+            rc = rollup_obj_add_bucket(&d->hacc[o], &counter_objects[o], &d->acc[o].s[i]);
+    if (rc == 0 && (d->acc_minute + MINUTE_MS) % HOUR_MS == 0)
+        rc = hacc_flush(d);
+    return rc;
+}
+
+/* Write the running roll-up's minute as its buckets and mark its ticks rolled up. `mark` is the
+ * roll-up watermark (rollup_1m_tick), which must have reached the minute's first tick. */
+static int acc_flush(struct db *d, int64_t mark)
+{
+    int64_t next_minute = d->acc_minute + MINUTE_MS;
+    int rc = write_buckets(d->acc, d->ins_1m, d->acc_minute);
+
+    /* The extra PDH series are few: the batch statement rolls up their share of the ticks. */
+    if (rc == 0) {
+        sqlite3_stmt *st = d->rollup_1m[SCHEMA_PDH_TABLE];
+
+        sqlite3_bind_int64(st, 1, mark);
+        sqlite3_bind_int64(st, 2, d->acc_last);
+        rc = step_done(st);
+    }
+    if (rc == 0)
+        rc = meta_set(d, "rollup_1m_tick", d->acc_last, NULL);
+    if (rc == 0 && meta_get_int(d, "rollup_1m_until_ms", 0) < next_minute)
+        rc = meta_set(d, "rollup_1m_until_ms", next_minute, NULL);
+    if (rc == 0)
+        rc = hacc_fold(d);
+    acc_drop(d);
+    return rc;
+}
+
+/* Before tick `tick_id` (minute `minute`) is written: flush, drop or start the running roll-up.
+ * Sets *fold when the tick's rows go into it. */
+static int acc_before_tick(struct db *d, int64_t minute, int64_t tick_id, int *fold)
+{
+    int next = tick_id == d->prev_id + 1 && d->prev_id >= 0;
+    int rc = 0;
+
+    *fold = 0;
+    if (d->acc_on && next && minute == d->acc_minute) {
+        *fold = 1;
+        return 0;
+    }
+    if (d->acc_on && next && minute > d->acc_minute) {
+        int64_t mark = meta_get_int(d, "rollup_1m_tick", 0);
+
+        /* The batch roll-up has not reached the minute (just after a start): it takes it. */
+        if (mark == d->acc_first - 1)
+            rc = acc_flush(d, mark);
+        else
+            hacc_drop(d);
+    } else if (d->acc_on) {
+        hacc_drop(d);
+    }
+    acc_drop(d);
+    if (rc < 0)
+        return rc;
+    /* Start on the first tick of a minute no tick had before: its buckets hold nothing else. */
+    if (d->incremental && next && minute > d->max_minute) {
+        d->acc_on = 1;
+        d->acc_minute = minute;
+        d->acc_first = tick_id;
+        *fold = 1;
+    }
+    /* A tick the running minute does not take goes to the batch roll-up, and so does its hour. */
+    if (!*fold)
+        hacc_drop(d);
+    return 0;
+}
+
 static int write_tick(struct db *d, const struct tick *t)
 {
+    int64_t minute = t->wall_ms / MINUTE_MS * MINUTE_MS;
+    int fold;
     int64_t tick_id;
     int rc;
 
@@ -458,30 +679,49 @@ static int write_tick(struct db *d, const struct tick *t)
     if (rc < 0)
         return rc;
     tick_id = sqlite3_last_insert_rowid(d->conn);
+    rc = acc_before_tick(d, minute, tick_id, &fold);
+    if (rc < 0)
+        return rc;
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
-        sqlite3_stmt *st = d->ins_row[o];
+        const struct tick_object *to = &t->obj[o];
+        int width = 2 + (int)od->nfields; /* parameters per row */
 
-        for (size_t r = 0; r < t->obj[o].n; r++) {
-            const struct tick_row *row = &t->obj[o].rows[r];
-            int64_t inst;
+        for (size_t r0 = 0; r0 < to->n;) {
+            size_t nrows = to->n - r0 >= INS_ROWS_PER_STMT ? INS_ROWS_PER_STMT : 1;
+            sqlite3_stmt *st = nrows > 1 ? d->ins_rows[o] : d->ins_row[o];
 
-            rc = instance_id(d, o, row->name, tick_id, &inst);
-            if (rc < 0)
-                return rc;
-            sqlite3_bind_int64(st, 1, tick_id);
-            sqlite3_bind_int64(st, 2, inst);
-            for (size_t f = 0; f < od->nfields; f++) {
-                if (row->null_mask & (1ull << f))
-                    sqlite3_bind_null(st, (int)f + 3);
-                else
-                    sqlite3_bind_int64(st, (int)f + 3, row->v[f]);
+            for (size_t r = r0; r < r0 + nrows; r++) {
+                const struct tick_row *row = &to->rows[r];
+                int base = (int)(r - r0) * width;
+                int64_t inst;
+
+                rc = instance_id(d, o, row->name, tick_id, &inst);
+                if (rc == 0 && fold)
+                    rc = rollup_obj_add(&d->acc[o], od, inst, row->v, row->null_mask,
+                                        t->interval_ms);
+                if (rc < 0)
+                    return rc;
+                sqlite3_bind_int64(st, base + 1, tick_id);
+                sqlite3_bind_int64(st, base + 2, inst);
+                for (size_t f = 0; f < od->nfields; f++) {
+                    if (row->null_mask & (1ull << f))
+                        sqlite3_bind_null(st, base + (int)f + 3);
+                    else
+                        sqlite3_bind_int64(st, base + (int)f + 3, row->v[f]);
+                }
             }
             rc = step_done(st);
             if (rc < 0)
                 return rc;
+            r0 += nrows;
         }
     }
+    if (minute > d->max_minute)
+        d->max_minute = minute;
+    d->prev_id = tick_id;
+    if (fold)
+        d->acc_last = tick_id;
     return pdh_extra_store_write(d->pdh, tick_id, t);
 }
 
@@ -499,6 +739,10 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
         for (int o = 0; o < OBJ_COUNT; o++)
             name_map_clear(&d->inst[o]);
         pdh_extra_store_forget(d->pdh);
+        /* Its ticks are gone, and so is what the running roll-ups knew of them. */
+        acc_drop(d);
+        hacc_drop(d);
+        d->prev_id = -1;
     }
     return rc;
 }
@@ -551,6 +795,9 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
 
     upto = query_int(d, "SELECT max(id) FROM ticks WHERE id > ?1 AND id <= ?1 + 3600 AND t_ms < ?2",
                      last, minute_start, last);
+    /* The running roll-up's ticks are its own. */
+    if (d->acc_on && upto >= d->acc_first)
+        upto = d->acc_first - 1;
     for (int i = 0; rc == 0 && upto > last && i < SCHEMA_NVALUE_TABLES; i++) {
         sqlite3_bind_int64(d->rollup_1m[i], 1, last);
         sqlite3_bind_int64(d->rollup_1m[i], 2, upto);
@@ -558,6 +805,14 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
     }
     if (rc == 0 && upto > last)
         rc = meta_set(d, "rollup_1m_tick", upto, NULL);
+    if (upto > last)
+        last = upto;
+    /* A running minute that time has completed, with no tick of the next yet: write it now. */
+    if (rc == 0 && d->acc_on && d->acc_minute + MINUTE_MS <= minute_start &&
+        last == d->acc_first - 1) {
+        rc = acc_flush(d, last);
+        upto = d->acc_last;
+    }
     left = query_int(
         d, "SELECT count(*) FROM (SELECT 1 FROM ticks WHERE id > ?1 AND t_ms < ?2 LIMIT 1)", upto,
         minute_start, 0);
@@ -587,16 +842,22 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
     if (next >= until)
         return 0;
     end = next + 24 * HOUR_MS < until ? next + 24 * HOUR_MS : until;
-    for (int i = 0; rc == 0 && i < SCHEMA_NVALUE_TABLES; i++) {
+    /* The running hour's minutes are its own. */
+    if (d->hacc_on && end > d->hacc_hour)
+        end = d->hacc_hour;
+    for (int i = 0; rc == 0 && next < end && i < SCHEMA_NVALUE_TABLES; i++) {
         sqlite3_bind_int64(d->rollup_1h[i], 1, next);
         sqlite3_bind_int64(d->rollup_1h[i], 2, end);
         rc = step_done(d->rollup_1h[i]);
     }
-    if (rc == 0)
+    if (rc == 0 && next < end)
         rc = meta_set(d, "rollup_1h_next_ms", end, NULL);
+    /* A running hour that its minutes have completed, with no minute of the next yet. */
+    if (rc == 0 && d->hacc_on && d->hacc_hour + HOUR_MS <= until)
+        rc = hacc_flush(d);
     if (rc < 0)
         return rc;
-    return end < until;
+    return end < (d->hacc_on && d->hacc_hour < until ? d->hacc_hour : until);
 }
 
 /*
@@ -976,6 +1237,8 @@ int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r)
         }
         if (rc < 0) {
             rollback(d);
+            /* The running hour may hold a minute whose buckets were just rolled back. */
+            hacc_drop(d);
             return rc;
         }
     }

@@ -51,6 +51,9 @@ void db_close(struct db *d); /* accepts NULL */
  * the batch is stored and the connection is ready for a retry.
  */
 int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n);
+/* Whether the minute roll-up runs as ticks are written (on by default, where the SQLite library
+ * sums as it expects) or only in db_maintain's batches: the same numbers either way. */
+void db_set_incremental_rollups(struct db *d, int on);
 
 /*
  * Do a bounded step of background work: roll up completed minutes and hours, then prune data

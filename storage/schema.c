@@ -333,6 +333,19 @@ int schema_rollup_minute(struct sbuf *b, int obj)
     return sbuf_ok(b) ? 0 : -1;
 }
 
+int schema_rollup_values(struct sbuf *b, int obj, const char *suffix)
+{
+    const struct object_def *od = &counter_objects[obj];
+
+    insert_head(b, od, suffix);
+    sbuf_printf(b, "VALUES (?, ?, ?");
+    for (size_t k = 0; k < od->ncounters; k++)
+        sbuf_printf(b, ", ?, ?, ?");
+    sbuf_printf(b, ")\n");
+    merge_clause(b, od);
+    return sbuf_ok(b) ? 0 : -1;
+}
+
 int schema_rollup_hour(struct sbuf *b, int obj)
 {
     const struct object_def *od;

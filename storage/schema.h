@@ -45,6 +45,10 @@ void schema_counters_rows(struct sbuf *b);
 int schema_views(struct sbuf *b);
 /* INSERT ... SELECT that rolls ticks (?1, ?2] of value table `i` up into its per-minute table. */
 int schema_rollup_minute(struct sbuf *b, int i);
+/* INSERT of one bucket of tier `suffix` ("1m", "1h") of object table `obj` (bucket_ms, inst, n,
+ * then min, avg and max of each counter), merged like the batch roll-ups' rows: the running
+ * roll-ups' output. */
+int schema_rollup_values(struct sbuf *b, int obj, const char *suffix);
 /* INSERT ... SELECT that rolls minute buckets [?1, ?2) of value table `i` up into hours. */
 int schema_rollup_hour(struct sbuf *b, int i);
 

@@ -266,8 +266,26 @@ static int sum_fields(uint32_t mask, const int64_t *v, uint64_t null_mask, int64
 }
 
 /*
- * The operation order here is mirrored exactly by counter_sql(): (double)num * scale, then one
- * division by the denominator, then clamp, then complement.
+ * num * scale as counter_sql's SQL computes it. It prints the scale with %.17g, which writes a
+ * whole number below 1e17 as an integer literal; SQLite then multiplies two integers exactly
+ * and rounds the product once (in doubles only on overflow), where (double)num * scale would
+ * round num first once it is past 2^53.
+ */
+static double scaled(int64_t num, double scale)
+{
+    int64_t s, p;
+
+    if (scale != (double)(int64_t)scale || scale >= 1e17 || scale <= -1e17)
+        return (double)num * scale;
+    s = (int64_t)scale;
+    if (__builtin_mul_overflow(num, s, &p))
+        return (double)num * (double)s;
+    return (double)p;
+}
+
+/*
+ * The operation order here is mirrored exactly by counter_sql(): num * scale (see scaled), then
+ * one division by the denominator, then clamp, then complement.
  */
 int counter_eval(const struct counter_def *c, const int64_t *v, uint64_t null_mask,
                  int64_t interval_ms, double *out)
@@ -277,7 +295,7 @@ int counter_eval(const struct counter_def *c, const int64_t *v, uint64_t null_ma
 
     if (!sum_fields(c->num, v, null_mask, &num))
         return 0;
-    x = (double)num * c->scale;
+    x = scaled(num, c->scale);
     switch (c->den) {
     case DEN_ONE:
         break;

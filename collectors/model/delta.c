@@ -13,6 +13,7 @@ struct prev_object {
     struct raw_object rows;
     uint32_t *slots; /* row index + 1; 0 is empty */
     size_t nslots;
+    int dups; /* some name occurs twice (the index then holds the first of each) */
 };
 
 struct delta_state {
@@ -33,12 +34,34 @@ static const struct raw_row *prev_find(const struct prev_object *p, const char *
     }
 }
 
-/* Copy `cur` into `p` and index it. Returns 0 or -1 on out of memory (p unchanged). */
-static int prev_store(struct prev_object *p, const struct raw_object *cur)
+/*
+ * The previous row named like row r of this reading. Readings list their rows in the same order
+ * tick after tick, so row r of the previous one is tried first: without duplicate names it is
+ * the one the index would find.
+ */
+static const struct raw_row *prev_match(const struct prev_object *p, const struct raw_row *cur,
+                                        size_t r, int *same)
+{
+    if (!p->dups && r < p->rows.n && strcmp(p->rows.rows[r].name, cur->name) == 0)
+        return &p->rows.rows[r];
+    *same = 0;
+    return prev_find(p, cur->name);
+}
+
+/* Copy `cur` into `p` and index it; `same`: its names are p's, in p's order, so the index
+ * stays. Returns 0 or -1 on out of memory (p unchanged). */
+static int prev_store(struct prev_object *p, const struct raw_object *cur, int same)
 {
     size_t nslots = 16;
     uint32_t *slots;
     struct raw_row *rows = NULL;
+    int dups = 0;
+
+    if (same && cur->n == p->rows.n && p->slots) {
+        if (cur->n)
+            memcpy(p->rows.rows, cur->rows, cur->n * sizeof(*cur->rows));
+        return 0;
+    }
 
     while (nslots < cur->n * 2)
         nslots *= 2;
@@ -60,8 +83,10 @@ static int prev_store(struct prev_object *p, const struct raw_object *cur)
     for (size_t r = 0; r < cur->n; r++) {
         size_t i = name_hash(cur->rows[r].name) & (nslots - 1);
         while (slots[i]) {
-            if (strcmp(p->rows.rows[slots[i] - 1].name, cur->rows[r].name) == 0)
+            if (strcmp(p->rows.rows[slots[i] - 1].name, cur->rows[r].name) == 0) {
+                dups = 1;
                 break; /* duplicate name: the first row wins */
+            }
             i = (i + 1) & (nslots - 1);
         }
         if (!slots[i])
@@ -70,6 +95,7 @@ static int prev_store(struct prev_object *p, const struct raw_object *cur)
     free(p->slots);
     p->slots = slots;
     p->nslots = nslots;
+    p->dups = dups;
     return 0;
 }
 
@@ -199,6 +225,7 @@ struct tick *delta_tick(struct delta_state *d, const struct raw_sample *cur, int
                         int64_t interval_ms, uint32_t missed)
 {
     struct tick *t = calloc(1, sizeof(*t));
+    int same[OBJ_COUNT];
 
     if (!t)
         return NULL;
@@ -212,13 +239,14 @@ struct tick *delta_tick(struct delta_state *d, const struct raw_sample *cur, int
         int total = object_has_total(ro);
         size_t n = ro->n + (size_t)total;
 
+        same[o] = ro->n == d->prev[o].rows.n;
         if (!n)
             continue;
         t->obj[o].rows = calloc(n, sizeof(struct tick_row));
         if (!t->obj[o].rows)
             goto oom;
         for (size_t r = 0; r < ro->n; r++)
-            row_delta(od, prev_find(&d->prev[o], ro->rows[r].name), &ro->rows[r],
+            row_delta(od, prev_match(&d->prev[o], &ro->rows[r], r, &same[o]), &ro->rows[r],
                       &t->obj[o].rows[r]);
         if (total)
             total_row(od, t->obj[o].rows, ro->rows, ro->n, &t->obj[o].rows[ro->n]);
@@ -228,7 +256,7 @@ struct tick *delta_tick(struct delta_state *d, const struct raw_sample *cur, int
     if (tick_set_extras(t, cur->extra.v, cur->extra.n, &d->names) < 0)
         goto oom;
     for (int o = 0; o < OBJ_COUNT; o++)
-        if (prev_store(&d->prev[o], &cur->obj[o]) < 0)
+        if (prev_store(&d->prev[o], &cur->obj[o], same[o]) < 0)
             goto oom_state;
     return t;
 oom_state:
