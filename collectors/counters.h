@@ -17,7 +17,16 @@
 #define COUNTER_MAX_FIELDS 16
 #define COUNTER_NAME_MAX   64 /* instance names, including the terminating NUL */
 
-enum object_id { OBJ_PROCESSOR, OBJ_DISK, OBJ_NET, OBJ_MEMORY, OBJ_TCP, OBJ_PROCESS, OBJ_COUNT };
+enum object_id {
+    OBJ_PROCESSOR,
+    OBJ_DISK,
+    OBJ_NET,
+    OBJ_MEMORY,
+    OBJ_TCP,
+    OBJ_PROCESS,
+    OBJ_PRESSURE,
+    OBJ_COUNT
+};
 
 enum field_kind {
     FIELD_CUM_U64, /* cumulative; going down means reset: no value this tick */
@@ -75,6 +84,12 @@ enum cpu_field {
     CPU_IRQ,
     CPU_SOFTIRQ,
     CPU_STEAL,
+    CPU_SI_NET_RX,   /* softirqs raised, /proc/softirqs (Linux only) */
+    CPU_SI_NET_TX,
+    CPU_SI_BLOCK,
+    CPU_SI_TIMER,
+    CPU_NET_DROPPED, /* /proc/net/softnet_stat: packets dropped at the backlog queue */
+    CPU_NET_SQUEEZED, /* net_rx_action ran out of budget or time with work left */
     CPU_NFIELDS
 };
 enum disk_field {
@@ -89,6 +104,9 @@ enum disk_field {
     DISK_IN_FLIGHT,
     DISK_IO_MS,
     DISK_QUEUE_MS,
+    DISK_DISCARD_IOS, /* kernels 4.18+ */
+    DISK_FLUSH_IOS,   /* kernels 5.5+ */
+    DISK_FLUSH_MS,
     DISK_NFIELDS
 };
 enum net_field {
@@ -116,9 +134,23 @@ enum mem_field {
     MEM_PGPGOUT_KB,
     MEM_PGFAULT,
     MEM_PGMAJFAULT,
+    MEM_DIRTY_THRESH_KB,    /* nr_dirty_threshold: writers are throttled above it */
+    MEM_DIRTY_BG_THRESH_KB, /* nr_dirty_background_threshold: background writeback starts */
     MEM_NFIELDS
 };
-enum tcp_field { TCP_IN_SEGS, TCP_OUT_SEGS, TCP_RETRANS_SEGS, TCP_CURR_ESTAB, TCP_NFIELDS };
+enum tcp_field {
+    TCP_IN_SEGS,
+    TCP_OUT_SEGS,
+    TCP_RETRANS_SEGS,
+    TCP_CURR_ESTAB,
+    TCP_TIMEOUTS, /* TcpExt of /proc/net/netstat (Linux only) from here on */
+    TCP_LOSS_PROBES,
+    TCP_BACKLOG_DROP,
+    TCP_TO_ZERO_WINDOW,
+    TCP_FROM_ZERO_WINDOW,
+    TCP_LISTEN_DROPS,
+    TCP_NFIELDS
+};
 /* A process of a run in progress (instances "name:pid"); /proc/PID/io and /proc/PID/stat. */
 enum proc_field {
     PROC_RCHAR,       /* bytes read through read(2) and friends, page cache or not */
@@ -131,6 +163,16 @@ enum proc_field {
     PROC_PID,         /* the process id */
     PROC_PPID,        /* the parent's process id when first seen */
     PROC_NFIELDS
+};
+
+/* Pressure stall information, /proc/pressure/{io,memory,cpu} (Linux 4.20+): total= us stalled. */
+enum psi_field {
+    PSI_IO_SOME_US,
+    PSI_IO_FULL_US,
+    PSI_MEM_SOME_US,
+    PSI_MEM_FULL_US,
+    PSI_CPU_SOME_US,
+    PSI_NFIELDS
 };
 
 /* The object table, indexed by enum object_id. Immutable; thread-safe. */

@@ -2,8 +2,9 @@
  * linux_collector.c - the collector of collector.h on Linux: /proc and /sys under a configurable
  * root, read into one growable buffer and handed to the pure parsers of linux_parse.h.
  *
- * Duties: keep the six /proc files open and re-read them from offset 0 each tick (reopening one
- * whose read failed); classify each block device once by name (is it in /sys/block, is it stacked
+ * Duties: keep the /proc files open and re-read them from offset 0 each tick (reopening one
+ * whose read failed); probe the optional ones (pressure, softirqs, softnet, netstat) once and never
+ * again when the kernel has no such file; classify each block device once by name (is it in /sys/block, is it stacked
  * on others) and each interface once (globs), forgetting names that vanish; read an interface's
  * speed and MTU from sysfs when it appears and every few seconds after; log each failure once.
  */
@@ -34,11 +35,17 @@
 /* The /proc files read at each collect, in this order. */
 enum source_id {
     SRC_STAT,
+    SRC_SOFTIRQS,
+    SRC_SOFTNET,
     SRC_DISKSTATS,
     SRC_NET_DEV,
     SRC_MEMINFO,
     SRC_VMSTAT,
     SRC_SNMP,
+    SRC_NETSTAT,
+    SRC_PSI_IO,
+    SRC_PSI_MEMORY,
+    SRC_PSI_CPU,
     NSOURCES
 };
 
@@ -46,6 +53,8 @@ struct source_state {
     int fd;         /* -1: (re)open at the next collect */
     int failing;    /* the last open, read or parse failed and was logged */
     int warned_bad; /* a malformed line was logged: never again for this file */
+    int absent;     /* an optional file the kernel does not have: never opened again */
+    int opened;     /* opened once at least: a later ENOENT is a failure, not an absence */
     char path[PATH_MAX];
 };
 
@@ -107,6 +116,17 @@ static ssize_t read_all(struct collector *c, int fd)
     }
 }
 
+/* One /proc file and the parser for it. */
+struct source {
+    const char *rel; /* path under the root */
+    enum object_id obj;
+    int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                 struct parse_status *st);
+    int optional; /* probed once: absent on some kernels, and not worth an open() per tick */
+};
+
+static const struct source sources[NSOURCES];
+
 /* Log a failing source once, until it works again. */
 static void source_failed(struct source_state *s, const char *what, int err)
 {
@@ -123,13 +143,23 @@ static ssize_t source_read(struct collector *c, size_t i)
     struct source_state *s = &c->src[i];
     ssize_t len;
 
+    if (s->absent)
+        return -ENOENT;
     if (s->fd < 0) {
         s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
         if (s->fd < 0) {
             int err = -errno;
+            /* A kernel without PSI (before 4.20, or psi=0) or a /proc without the file: asking
+             * again every tick would cost an open() per tick for nothing. */
+            if (err == -ENOENT && sources[i].optional && !s->opened) {
+                s->absent = 1;
+                log_info("%s: not on this system, not read", s->path);
+                return err;
+            }
             source_failed(s, "open", err);
             return err;
         }
+        s->opened = 1;
     }
     len = read_all(c, s->fd);
     if (len < 0) {
@@ -372,21 +402,62 @@ static int src_snmp(struct collector *c, const char *buf, size_t len, struct raw
     return parse_net_snmp(buf, len, out, st);
 }
 
-/* One /proc file and the parser for it. */
-struct source {
-    const char *rel; /* path under the root */
-    enum object_id obj;
-    int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                 struct parse_status *st);
-};
+static int src_netstat(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                       struct parse_status *st)
+{
+    (void)c;
+    return parse_net_netstat(buf, len, out, st);
+}
+
+static int src_softirqs(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                        struct parse_status *st)
+{
+    (void)c;
+    return parse_softirqs(buf, len, out, st);
+}
+
+static int src_softnet(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                       struct parse_status *st)
+{
+    (void)c;
+    return parse_softnet_stat(buf, len, out, st);
+}
+
+static int src_psi_io(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                      struct parse_status *st)
+{
+    (void)c;
+    return parse_pressure(buf, len, PSI_RES_IO, out, st);
+}
+
+static int src_psi_memory(struct collector *c, const char *buf, size_t len,
+                          struct raw_object *out, struct parse_status *st)
+{
+    (void)c;
+    return parse_pressure(buf, len, PSI_RES_MEMORY, out, st);
+}
+
+static int src_psi_cpu(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                       struct parse_status *st)
+{
+    (void)c;
+    return parse_pressure(buf, len, PSI_RES_CPU, out, st);
+}
 
 static const struct source sources[NSOURCES] = {
     [SRC_STAT] = {"proc/stat", OBJ_PROCESSOR, src_stat},
+    /* After /proc/stat, so that their per-CPU fields land on its rows. */
+    [SRC_SOFTIRQS] = {"proc/softirqs", OBJ_PROCESSOR, src_softirqs, 1},
+    [SRC_SOFTNET] = {"proc/net/softnet_stat", OBJ_PROCESSOR, src_softnet, 1},
     [SRC_DISKSTATS] = {"proc/diskstats", OBJ_DISK, src_diskstats},
     [SRC_NET_DEV] = {"proc/net/dev", OBJ_NET, src_net_dev},
     [SRC_MEMINFO] = {"proc/meminfo", OBJ_MEMORY, src_meminfo},
     [SRC_VMSTAT] = {"proc/vmstat", OBJ_MEMORY, src_vmstat},
     [SRC_SNMP] = {"proc/net/snmp", OBJ_TCP, src_snmp},
+    [SRC_NETSTAT] = {"proc/net/netstat", OBJ_TCP, src_netstat, 1},
+    [SRC_PSI_IO] = {"proc/pressure/io", OBJ_PRESSURE, src_psi_io, 1},
+    [SRC_PSI_MEMORY] = {"proc/pressure/memory", OBJ_PRESSURE, src_psi_memory, 1},
+    [SRC_PSI_CPU] = {"proc/pressure/cpu", OBJ_PRESSURE, src_psi_cpu, 1},
 };
 
 /* Read and parse source i into its object. Returns 0 or a negative errno (object rolled back). */
