@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 jobs=${FUZZ_JOBS:-2}
 targets=(timeparse pattern query claims config proc_stat diskstats net_dev meminfo vmstat net_snmp
-  pid sysfs post_bodies request others)
+  netstat softirqs softnet pressure pid sysfs post_bodies request others)
 
 case $secs$jobs in
 '' | *[!0-9]*)
@@ -29,7 +29,9 @@ seeds() {
   case $1 in
   claims) echo tests/fixtures/claims ;; # the tool outputs of the claims unit test
   config) echo tests/fixtures/config ;;
-  proc_stat | diskstats | net_dev | meminfo | vmstat | net_snmp | sysfs) echo tests/fixtures/linux ;;
+  proc_stat | diskstats | net_dev | meminfo | vmstat | net_snmp | netstat | softirqs | softnet | pressure | sysfs)
+    echo tests/fixtures/linux
+    ;;
   others) echo tests/fixtures/edges ;; # the cgroup trees of the run edges' unit test
   esac
 }

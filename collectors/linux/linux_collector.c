@@ -55,6 +55,7 @@ struct source_state {
     int warned_bad; /* a malformed line was logged: never again for this file */
     int absent;     /* an optional file the kernel does not have: never opened again */
     int opened;     /* opened once at least: a later ENOENT is a failure, not an absence */
+    size_t prefix;  /* bytes to read, for a source with an extent; 0: all */
     char path[PATH_MAX];
 };
 
@@ -69,6 +70,7 @@ struct collector {
     struct source_state src[NSOURCES];
     struct dev_cache *disks, *nets;
     struct proc_tracker *procs; /* created by the first collector_follow with a root */
+    int following;              /* the last collector_follow gave roots: a run is in progress */
 };
 
 static int64_t monotonic_ms(void)
@@ -79,18 +81,28 @@ static int64_t monotonic_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/*
- * Read the file behind `fd` from offset 0 to its end into c->buf. A read of a seq_file returns at
- * most one kernel buffer of whole records (fs/seq_file.c, seq_read_iter()), so a short read does
- * not mean the end of /proc/diskstats or /proc/net/dev: only a read of 0 does. Successive preads
- * at the offset reached continue where the last one stopped, and the one at 0 of the next tick
- * starts afresh. Returns the length or a negative errno.
- */
-static ssize_t read_all(struct collector *c, int fd)
-{
-    size_t len = 0;
+#define READ_WHOLE        0x1u /* one single_open() record: a short read is the end */
+#define READ_SMALL_RECORD 0x2u /* records far below a page: a short read of half a page is the end */
+#define SEQ_HALF_PAGE     2048u
 
+/*
+ * Read the file behind `fd` from offset `len` (bytes already in c->buf) to its end, or until
+ * `limit` bytes (0: no limit) are in c->buf. A read of a seq_file returns at most one kernel
+ * buffer of whole records (fs/seq_file.c, seq_read_iter()), so a short read does not mean the end
+ * of /proc/diskstats or /proc/net/dev: only a read of 0 does. Successive preads at the offset
+ * reached continue where the last one stopped, and the one at 0 of the next tick starts afresh.
+ *
+ * Two cases are told by `flags` and save the read of 0, a system call per file and tick:
+ * READ_WHOLE, a file of single_open() (/proc/stat, meminfo, net/snmp, ...) is one record the
+ * kernel formats whole and copies out as far as the buffer goes, so a short read is the end;
+ * READ_SMALL_RECORD, the kernel's buffer (a page at least) stops a read only when the next record
+ * does not fit, so a read shorter than asked and than half a page, of records far shorter than
+ * that, is the end. Returns the length or a negative errno.
+ */
+static ssize_t read_from(struct collector *c, int fd, size_t len, unsigned flags, size_t limit)
+{
     for (;;) {
+        size_t ask;
         ssize_t n;
 
         if (c->cap - len < READ_MIN_FREE) {
@@ -105,7 +117,10 @@ static ssize_t read_all(struct collector *c, int fd)
             c->buf = buf;
             c->cap = cap;
         }
-        n = pread(fd, c->buf + len, c->cap - len, (off_t)len);
+        ask = c->cap - len;
+        if (limit > len && limit - len < ask)
+            ask = limit - len;
+        n = pread(fd, c->buf + len, ask, (off_t)len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -113,6 +128,11 @@ static ssize_t read_all(struct collector *c, int fd)
         if (n == 0)
             return (ssize_t)len;
         len += (size_t)n;
+        if (limit && len >= limit)
+            return (ssize_t)len;
+        if ((size_t)n < ask && ((flags & READ_WHOLE) ||
+                                ((flags & READ_SMALL_RECORD) && (size_t)n < SEQ_HALF_PAGE)))
+            return (ssize_t)len;
     }
 }
 
@@ -123,9 +143,43 @@ struct source {
     int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
                  struct parse_status *st);
     int optional; /* probed once: absent on some kernels, and not worth an open() per tick */
+    unsigned read_flags; /* READ_WHOLE, READ_SMALL_RECORD */
+    /* When set, the file is read only as far as the last line the parser wants, learnt from the
+     * tick before: the kernel formats a seq_file's records only as far as the read asks. Returns
+     * the offset past that line and sets *complete when every wanted line is in [buf, len). */
+    size_t (*extent)(const char *buf, size_t len, int *complete);
+    int run_only; /* read only while the processes of a run are followed (costly, see sources) */
 };
 
 static const struct source sources[NSOURCES];
+
+#define EXTENT_SLACK 512 /* bytes beyond last tick's extent: numbers grow, lines move */
+
+/*
+ * Read source i (open) into c->buf: all of it, or for a source with an extent the prefix that
+ * held every wanted line last time, and the rest when it no longer does. Returns the length.
+ */
+static ssize_t source_read_extent(struct collector *c, size_t i)
+{
+    const struct source *src = &sources[i];
+    struct source_state *s = &c->src[i];
+    ssize_t len = read_from(c, s->fd, 0, src->read_flags, src->extent ? s->prefix : 0);
+    size_t ext;
+    int complete = 0;
+
+    if (len < 0 || !src->extent)
+        return len;
+    ext = src->extent(c->buf, (size_t)len, &complete);
+    if (!complete && s->prefix && (size_t)len >= s->prefix) {
+        len = read_from(c, s->fd, (size_t)len, src->read_flags, 0);
+        if (len < 0)
+            return len;
+        ext = src->extent(c->buf, (size_t)len, &complete);
+    }
+    /* A kernel without one of the lines gets the whole file every time. */
+    s->prefix = complete ? ext + EXTENT_SLACK : 0;
+    return len;
+}
 
 /* Log a failing source once, until it works again. */
 static void source_failed(struct source_state *s, const char *what, int err)
@@ -161,7 +215,7 @@ static ssize_t source_read(struct collector *c, size_t i)
         }
         s->opened = 1;
     }
-    len = read_all(c, s->fd);
+    len = source_read_extent(c, i);
     if (len < 0) {
         source_failed(s, "read", (int)len);
         close(s->fd);
@@ -445,19 +499,24 @@ static int src_psi_cpu(struct collector *c, const char *buf, size_t len, struct 
 }
 
 static const struct source sources[NSOURCES] = {
-    [SRC_STAT] = {"proc/stat", OBJ_PROCESSOR, src_stat},
+    [SRC_STAT] = {"proc/stat", OBJ_PROCESSOR, src_stat, 0, READ_WHOLE},
     /* After /proc/stat, so that their per-CPU fields land on its rows. */
-    [SRC_SOFTIRQS] = {"proc/softirqs", OBJ_PROCESSOR, src_softirqs, 1},
-    [SRC_SOFTNET] = {"proc/net/softnet_stat", OBJ_PROCESSOR, src_softnet, 1},
-    [SRC_DISKSTATS] = {"proc/diskstats", OBJ_DISK, src_diskstats},
-    [SRC_NET_DEV] = {"proc/net/dev", OBJ_NET, src_net_dev},
-    [SRC_MEMINFO] = {"proc/meminfo", OBJ_MEMORY, src_meminfo},
-    [SRC_VMSTAT] = {"proc/vmstat", OBJ_MEMORY, src_vmstat},
-    [SRC_SNMP] = {"proc/net/snmp", OBJ_TCP, src_snmp},
-    [SRC_NETSTAT] = {"proc/net/netstat", OBJ_TCP, src_netstat, 1},
-    [SRC_PSI_IO] = {"proc/pressure/io", OBJ_PRESSURE, src_psi_io, 1},
-    [SRC_PSI_MEMORY] = {"proc/pressure/memory", OBJ_PRESSURE, src_psi_memory, 1},
-    [SRC_PSI_CPU] = {"proc/pressure/cpu", OBJ_PRESSURE, src_psi_cpu, 1},
+    [SRC_SOFTIRQS] = {"proc/softirqs", OBJ_PROCESSOR, src_softirqs, 1, READ_WHOLE},
+    [SRC_SOFTNET] = {"proc/net/softnet_stat", OBJ_PROCESSOR, src_softnet, 1, READ_SMALL_RECORD},
+    [SRC_DISKSTATS] = {"proc/diskstats", OBJ_DISK, src_diskstats, 0, READ_SMALL_RECORD},
+    [SRC_NET_DEV] = {"proc/net/dev", OBJ_NET, src_net_dev, 0, READ_SMALL_RECORD},
+    [SRC_MEMINFO] = {"proc/meminfo", OBJ_MEMORY, src_meminfo, 0, READ_WHOLE},
+    /* About half of its two hundred lines are after the last one read, and formatting them is
+     * most of the cost of a read (mm/vmstat.c, vmstat_show()). */
+    [SRC_VMSTAT] = {"proc/vmstat", OBJ_MEMORY, src_vmstat, 0, READ_SMALL_RECORD, vmstat_extent},
+    [SRC_SNMP] = {"proc/net/snmp", OBJ_TCP, src_snmp, 0, READ_WHOLE},
+    /* The kernel formats some 250 counters (TcpExt, IpExt, MPTcpExt) folded over every CPU for
+     * each read, about 40 us here: more than the whole budget of the new counters if read every
+     * tick, so the TcpExt counters are logged while a run is in progress only. */
+    [SRC_NETSTAT] = {"proc/net/netstat", OBJ_TCP, src_netstat, 1, READ_WHOLE, NULL, 1},
+    [SRC_PSI_IO] = {"proc/pressure/io", OBJ_PRESSURE, src_psi_io, 1, READ_WHOLE},
+    [SRC_PSI_MEMORY] = {"proc/pressure/memory", OBJ_PRESSURE, src_psi_memory, 1, READ_WHOLE},
+    [SRC_PSI_CPU] = {"proc/pressure/cpu", OBJ_PRESSURE, src_psi_cpu, 1, READ_WHOLE},
 };
 
 /* Read and parse source i into its object. Returns 0 or a negative errno (object rolled back). */
@@ -497,7 +556,11 @@ int collector_collect(struct collector *c, struct raw_sample *out)
     raw_sample_clear(out);
     c->now_ms = monotonic_ms();
     for (size_t i = 0; i < NSOURCES; i++) {
-        int rc = source_collect(c, i, out);
+        int rc;
+
+        if (sources[i].run_only && !c->following)
+            continue;
+        rc = source_collect(c, i, out);
         if (rc < 0)
             err = rc;
         else
@@ -520,6 +583,7 @@ int collector_collect(struct collector *c, struct raw_sample *out)
 
 void collector_follow(struct collector *c, const struct collector_proc_root *roots, size_t n)
 {
+    c->following = n > 0;
     if (!c->procs && n) {
         char dir[PATH_MAX];
 

@@ -75,6 +75,12 @@ int parse_vmstat(const char *buf, size_t len, long page_size, struct raw_object 
                  struct parse_status *st);
 
 /*
+ * How much of /proc/vmstat parse_vmstat needs: the offset past the line of the last key it reads
+ * that [buf, buf + len) holds; *complete is 1 when it holds every one of them (once each), else 0.
+ */
+size_t vmstat_extent(const char *buf, size_t len, int *complete);
+
+/*
  * /proc/net/snmp -> the single OBJ_TCP row (instance ""): InSegs OutSegs RetransSegs CurrEstab,
  * found by name in the "Tcp:" header line and read from the "Tcp:" line after it. A column the
  * header does not name is not present; a values line too short or non-numeric where a wanted

@@ -75,3 +75,22 @@ int parse_vmstat(const char *buf, size_t len, long page_size, struct raw_object 
     }
     return 0;
 }
+
+size_t vmstat_extent(const char *buf, size_t len, int *complete)
+{
+    const char *p = buf, *end = buf + len;
+    size_t found = 0, ext = 0;
+
+    while (p < end && found < NKEYS) {
+        const char *eol = scan_eol(p, end);
+        const char *key = scan_blanks(p, eol);
+
+        if (vmstat_find(key, scan_token(key, eol))) {
+            found++;
+            ext = (size_t)(scan_next_line(eol, end) - buf);
+        }
+        p = scan_next_line(eol, end);
+    }
+    *complete = found == NKEYS;
+    return ext;
+}

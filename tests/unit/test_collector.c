@@ -421,7 +421,10 @@ static void test_rates(void)
     struct stat before, after;
     char path[PATH_MAX];
 
+    struct collector_proc_root run = {.pid = 1}; /* the tree has no pid 1: no Process rows */
+
     env_open(&e, "multi");
+    collector_follow(e.c, &run, 1); /* a run in progress: TcpExt is read too */
     env_tick(&e, 0);
     join(path, e.root, "proc/diskstats");
     stat(path, &before);
@@ -567,6 +570,14 @@ static void test_rates(void)
     CHECK_VAL(&e, OBJ_DISK, "sda", "Avg. Disk sec/Flush", 0.002);
     CHECK_VAL(&e, OBJ_DISK, "sdb", "Disk Flushes/sec", 0);
     CHECK_VAL(&e, OBJ_DISK, "_Total", "Disk Flushes/sec", 100);
+
+    /* The run ends: /proc/net/netstat is not read any more (it costs more than all the rest of
+     * the new counters), the snmp counters go on. */
+    collector_follow(e.c, NULL, 0);
+    env_tick(&e, 1000);
+    CHECK_NOVAL(&e, OBJ_TCP, "", "Timeouts/sec");
+    CHECK(!(e.s.obj[OBJ_TCP].rows[0].present & (1ull << TCP_TIMEOUTS)));
+    CHECK_VAL(&e, OBJ_TCP, "", "Segments Received/sec", 0);
     env_close(&e);
 }
 
@@ -799,8 +810,11 @@ static void test_missing_file(void)
     char src[PATH_MAX], dst[PATH_MAX];
     struct env e;
 
+    struct collector_proc_root run = {.pid = 1};
+
     log_capture(LOG_LVL_INFO);
     env_open(&e, "multi");
+    collector_follow(e.c, &run, 1); /* TcpExt is read during runs only */
     rm_rel(e.root, "proc/net/snmp");
     rm_rel(e.root, "proc/net/netstat");
     env_tick(&e, 0);

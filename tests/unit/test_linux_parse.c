@@ -378,6 +378,22 @@ static void test_memory(void)
     CHECK_INT(o.rows[0].v[MEM_DIRTIED_KB], 81721 * 64);
     CHECK_INT(o.rows[0].v[MEM_PGPGIN_KB], 1561817);
     CHECK_INT(parse_vmstat(buf, len, 1000, &o, &st), -EINVAL);
+
+    /* The collector reads only as far as the last wanted line: pgmajfault ends at "1400\n". */
+    {
+        const char *last = strstr(buf, "pgmajfault 1400\n");
+        int complete = -1;
+
+        CHECK(last != NULL);
+        if (last)
+            CHECK_INT(vmstat_extent(buf, len, &complete), (last - buf) + 16);
+        CHECK_INT(complete, 1);
+        /* A prefix cut before it is not complete; parse_vmstat then misses pgmajfault. */
+        if (last) {
+            CHECK_INT(vmstat_extent(buf, (size_t)(last - buf), &complete), last - buf); /* pgfault */
+            CHECK_INT(complete, 0);
+        }
+    }
     free(buf);
 
     /* Before Linux 3.14 there is no MemAvailable; SwapCached and WritebackTmp come before the
