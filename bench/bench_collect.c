@@ -11,9 +11,9 @@
 #include "log.h"
 
 #include <stdint.h>
-#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static int64_t now_ns(void)

@@ -194,8 +194,9 @@ static void stalls(FILE *f, const json_t *r, const json_t *busiest)
     char a[32], b[32], e1[ESC_MAX], e2[ESC_MAX];
 
     if (softirq)
-        fprintf(f, "  softirqs      core %s mostly %s (%.0f/s); %.0f packets dropped, %.0f time "
-                   "squeezes on it\n",
+        fprintf(f,
+                "  softirqs      core %s mostly %s (%.0f/s); %.0f packets dropped, %.0f time "
+                "squeezes on it\n",
                 esc_or(busiest, "instance", "-", e1), term_escape(softirq, e2, sizeof(e2)),
                 cli_json_num(busiest, "dominant_softirqs_per_s"),
                 cli_json_num(busiest, "dropped_packets"), cli_json_num(busiest, "time_squeezes"));

@@ -10,10 +10,14 @@
 #define B(f) (1u << (f))
 
 static const struct field_def cpu_fields[CPU_NFIELDS] = {
-    [CPU_USER] = {"user", FIELD_CUM_U64},       [CPU_NICE] = {"nice", FIELD_CUM_U64},
-    [CPU_SYSTEM] = {"system", FIELD_CUM_U64},   [CPU_IDLE] = {"idle", FIELD_CUM_U64},
-    [CPU_IOWAIT] = {"iowait", FIELD_CUM_U64},   [CPU_IRQ] = {"irq", FIELD_CUM_U64},
-    [CPU_SOFTIRQ] = {"softirq", FIELD_CUM_U64}, [CPU_STEAL] = {"steal", FIELD_CUM_U64},
+    [CPU_USER] = {"user", FIELD_CUM_U64},
+    [CPU_NICE] = {"nice", FIELD_CUM_U64},
+    [CPU_SYSTEM] = {"system", FIELD_CUM_U64},
+    [CPU_IDLE] = {"idle", FIELD_CUM_U64},
+    [CPU_IOWAIT] = {"iowait", FIELD_CUM_U64},
+    [CPU_IRQ] = {"irq", FIELD_CUM_U64},
+    [CPU_SOFTIRQ] = {"softirq", FIELD_CUM_U64},
+    [CPU_STEAL] = {"steal", FIELD_CUM_U64},
     /* The kernel counts softirqs and softnet events in unsigned ints (kstat_softirqs_cpu(),
      * struct softnet_data), so they wrap at 32 bits. */
     [CPU_SI_NET_RX] = {"si_net_rx", FIELD_CUM_U32},
@@ -184,7 +188,8 @@ static const struct counter_def tcp_counters[] = {
     {"Backlog Drops/sec", "packets/s", "rate", B(TCP_BACKLOG_DROP), DEN_SECONDS, 0, 1.0, 0},
     {"Zero Window Advertised/sec", "events/s", "rate", B(TCP_TO_ZERO_WINDOW), DEN_SECONDS, 0, 1.0,
      0},
-    {"Zero Window Reopened/sec", "events/s", "rate", B(TCP_FROM_ZERO_WINDOW), DEN_SECONDS, 0, 1.0, 0},
+    {"Zero Window Reopened/sec", "events/s", "rate", B(TCP_FROM_ZERO_WINDOW), DEN_SECONDS, 0, 1.0,
+     0},
     {"Listen Drops/sec", "connections/s", "rate", B(TCP_LISTEN_DROPS), DEN_SECONDS, 0, 1.0, 0},
 };
 
@@ -233,8 +238,8 @@ static const struct field_def psi_fields[PSI_NFIELDS] = {
     }
 
 static const struct counter_def psi_counters[] = {
-    PSI_PCT("IO Some %", PSI_IO_SOME_US),         PSI_PCT("IO Full %", PSI_IO_FULL_US),
-    PSI_PCT("Memory Some %", PSI_MEM_SOME_US),    PSI_PCT("Memory Full %", PSI_MEM_FULL_US),
+    PSI_PCT("IO Some %", PSI_IO_SOME_US),      PSI_PCT("IO Full %", PSI_IO_FULL_US),
+    PSI_PCT("Memory Some %", PSI_MEM_SOME_US), PSI_PCT("Memory Full %", PSI_MEM_FULL_US),
     PSI_PCT("CPU Some %", PSI_CPU_SOME_US),
 };
 

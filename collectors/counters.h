@@ -84,11 +84,11 @@ enum cpu_field {
     CPU_IRQ,
     CPU_SOFTIRQ,
     CPU_STEAL,
-    CPU_SI_NET_RX,   /* softirqs raised, /proc/softirqs (Linux only) */
+    CPU_SI_NET_RX, /* softirqs raised, /proc/softirqs (Linux only) */
     CPU_SI_NET_TX,
     CPU_SI_BLOCK,
     CPU_SI_TIMER,
-    CPU_NET_DROPPED, /* /proc/net/softnet_stat: packets dropped at the backlog queue */
+    CPU_NET_DROPPED,  /* /proc/net/softnet_stat: packets dropped at the backlog queue */
     CPU_NET_SQUEEZED, /* net_rx_action ran out of budget or time with work left */
     CPU_NFIELDS
 };

@@ -196,8 +196,8 @@ static int add_missing_columns(struct db *d)
     char table[128], col[64];
     int rc = 0;
 
-    if (sqlite3_prepare_v2(d->conn, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1,
-                           &has, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(d->conn, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &has,
+                           NULL) != SQLITE_OK)
         return -EIO;
     for (int o = 0; rc == 0 && o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];

@@ -712,7 +712,8 @@ static const char *const softirq_names[] = {"NET_RX", "NET_TX", "BLOCK", "TIMER"
  */
 static void softirq_json(const struct ctx *x, const char *inst, json_t *bj)
 {
-    struct agg drop = aggregate(x, find_series(x, OBJ_PROCESSOR, inst, "Packets Dropped/sec"), W_RUN);
+    struct agg drop =
+        aggregate(x, find_series(x, OBJ_PROCESSOR, inst, "Packets Dropped/sec"), W_RUN);
     struct agg sq = aggregate(x, find_series(x, OBJ_PROCESSOR, inst, "Time Squeezes/sec"), W_RUN);
     double best = NAN;
     const char *dominant = NULL;

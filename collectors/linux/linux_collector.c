@@ -4,9 +4,10 @@
  *
  * Duties: keep the /proc files open and re-read them from offset 0 each tick (reopening one
  * whose read failed); probe the optional ones (pressure, softirqs, softnet, netstat) once and never
- * again when the kernel has no such file; classify each block device once by name (is it in /sys/block, is it stacked
- * on others) and each interface once (globs), forgetting names that vanish; read an interface's
- * speed and MTU from sysfs when it appears and every few seconds after; log each failure once.
+ * again when the kernel has no such file; classify each block device once by name (is it in
+ * /sys/block, is it stacked on others) and each interface once (globs), forgetting names that
+ * vanish; read an interface's speed and MTU from sysfs when it appears and every few seconds after;
+ * log each failure once.
  */
 #include "linux_collector.h"
 
@@ -81,8 +82,9 @@ static int64_t monotonic_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-#define READ_WHOLE        0x1u /* one single_open() record: a short read is the end */
-#define READ_SMALL_RECORD 0x2u /* records far below a page: a short read of half a page is the end */
+/* How read_from() knows a short read is the end (see there). */
+#define READ_WHOLE        0x1u
+#define READ_SMALL_RECORD 0x2u
 #define SEQ_HALF_PAGE     2048u
 
 /*
@@ -130,8 +132,8 @@ static ssize_t read_from(struct collector *c, int fd, size_t len, unsigned flags
         len += (size_t)n;
         if (limit && len >= limit)
             return (ssize_t)len;
-        if ((size_t)n < ask && ((flags & READ_WHOLE) ||
-                                ((flags & READ_SMALL_RECORD) && (size_t)n < SEQ_HALF_PAGE)))
+        if ((size_t)n < ask &&
+            ((flags & READ_WHOLE) || ((flags & READ_SMALL_RECORD) && (size_t)n < SEQ_HALF_PAGE)))
             return (ssize_t)len;
     }
 }
@@ -142,7 +144,7 @@ struct source {
     enum object_id obj;
     int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
                  struct parse_status *st);
-    int optional; /* probed once: absent on some kernels, and not worth an open() per tick */
+    int optional;        /* probed once: absent on some kernels, and not worth an open() per tick */
     unsigned read_flags; /* READ_WHOLE, READ_SMALL_RECORD */
     /* When set, the file is read only as far as the last line the parser wants, learnt from the
      * tick before: the kernel formats a seq_file's records only as far as the read asks. Returns
@@ -484,8 +486,8 @@ static int src_psi_io(struct collector *c, const char *buf, size_t len, struct r
     return parse_pressure(buf, len, PSI_RES_IO, out, st);
 }
 
-static int src_psi_memory(struct collector *c, const char *buf, size_t len,
-                          struct raw_object *out, struct parse_status *st)
+static int src_psi_memory(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                          struct parse_status *st)
 {
     (void)c;
     return parse_pressure(buf, len, PSI_RES_MEMORY, out, st);

@@ -93,8 +93,7 @@ int parse_net_snmp(const char *buf, size_t len, struct raw_object *out, struct p
  * TCPToZeroWindowAdv TCPFromZeroWindowAdv ListenDrops of the "TcpExt:" header and values lines,
  * found by name as parse_net_snmp does. Returns 0 or -ENOMEM.
  */
-int parse_net_netstat(const char *buf, size_t len, struct raw_object *out,
-                      struct parse_status *st);
+int parse_net_netstat(const char *buf, size_t len, struct raw_object *out, struct parse_status *st);
 
 /*
  * /proc/softirqs -> OBJ_PROCESSOR: the NET_RX NET_TX BLOCK TIMER counts of each "CPUn" column to

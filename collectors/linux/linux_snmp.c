@@ -103,8 +103,8 @@ static int mib_values(const struct mib_group *g, const char *p, const char *eol,
 }
 
 /* Find the group's header line, read the values line after it; other groups are skipped. */
-static int parse_mib(const struct mib_group *g, const char *buf, size_t len,
-                     struct raw_object *out, struct parse_status *st)
+static int parse_mib(const struct mib_group *g, const char *buf, size_t len, struct raw_object *out,
+                     struct parse_status *st)
 {
     const char *p = buf, *end = buf + len;
     size_t lineno = 0, header_line = 0, plen = strlen(g->prefix);
@@ -145,8 +145,7 @@ int parse_net_snmp(const char *buf, size_t len, struct raw_object *out, struct p
     return parse_mib(&tcp, buf, len, out, st);
 }
 
-int parse_net_netstat(const char *buf, size_t len, struct raw_object *out,
-                      struct parse_status *st)
+int parse_net_netstat(const char *buf, size_t len, struct raw_object *out, struct parse_status *st)
 {
     static const struct mib_group tcpext = {"TcpExt:", tcpext_cols, N(tcpext_cols)};
 

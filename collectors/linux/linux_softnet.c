@@ -29,8 +29,7 @@ static size_t softnet_cols(const char *p, const char *eol, uint64_t *x)
     return n;
 }
 
-int parse_softnet_stat(const char *buf, size_t len, struct raw_object *out,
-                       struct parse_status *st)
+int parse_softnet_stat(const char *buf, size_t len, struct raw_object *out, struct parse_status *st)
 {
     const char *p = buf, *end = buf + len;
     size_t lineno = 0, index = 0, hint = 0;

@@ -13,9 +13,12 @@ struct vmstat_key {
 };
 
 static const struct vmstat_key vmstat_keys[] = {
-    {"nr_dirtied", MEM_DIRTIED_KB, 1}, {"nr_written", MEM_WRITTEN_KB, 1},
-    {"pgpgin", MEM_PGPGIN_KB, 0},      {"pgpgout", MEM_PGPGOUT_KB, 0},
-    {"pgfault", MEM_PGFAULT, 0},       {"pgmajfault", MEM_PGMAJFAULT, 0},
+    {"nr_dirtied", MEM_DIRTIED_KB, 1},
+    {"nr_written", MEM_WRITTEN_KB, 1},
+    {"pgpgin", MEM_PGPGIN_KB, 0},
+    {"pgpgout", MEM_PGPGOUT_KB, 0},
+    {"pgfault", MEM_PGFAULT, 0},
+    {"pgmajfault", MEM_PGMAJFAULT, 0},
     /* The writeback thresholds, computed by the kernel at each read (mm/vmstat.c). */
     {"nr_dirty_threshold", MEM_DIRTY_THRESH_KB, 1},
     {"nr_dirty_background_threshold", MEM_DIRTY_BG_THRESH_KB, 1},

@@ -183,10 +183,10 @@ static void test_diskstats(void)
         CHECK_INT(r->v[DISK_WR_MS], 2520);
         CHECK_INT(r->v[DISK_IN_FLIGHT], 0);
         CHECK_INT(r->v[DISK_IO_MS], 4416);
-        CHECK_INT(r->v[DISK_QUEUE_MS], 15511); /* column 14, not the discard ones after it */
-        CHECK_INT(r->v[DISK_DISCARD_IOS], 4196);    /* column 15 */
-        CHECK_INT(r->v[DISK_FLUSH_IOS], 394);       /* column 19 */
-        CHECK_INT(r->v[DISK_FLUSH_MS], 24);         /* column 20 */
+        CHECK_INT(r->v[DISK_QUEUE_MS], 15511);   /* column 14, not the discard ones after it */
+        CHECK_INT(r->v[DISK_DISCARD_IOS], 4196); /* column 15 */
+        CHECK_INT(r->v[DISK_FLUSH_IOS], 394);    /* column 19 */
+        CHECK_INT(r->v[DISK_FLUSH_MS], 24);      /* column 20 */
         CHECK_INT(r->flags, 0);
     }
 
@@ -390,7 +390,8 @@ static void test_memory(void)
         CHECK_INT(complete, 1);
         /* A prefix cut before it is not complete; parse_vmstat then misses pgmajfault. */
         if (last) {
-            CHECK_INT(vmstat_extent(buf, (size_t)(last - buf), &complete), last - buf); /* pgfault */
+            CHECK_INT(vmstat_extent(buf, (size_t)(last - buf), &complete),
+                      last - buf); /* pgfault */
             CHECK_INT(complete, 0);
         }
     }

@@ -188,10 +188,10 @@ static const json_t *find_inst(const json_t *arr, const char *inst)
 static void check_keys(const json_t *r)
 {
     static const char *const top[] = {
-        "id",      "label",       "host",       "command", "exit_code", "start_utc",
-        "end_utc", "settled_utc", "duration_s", "tail_s",  "disks",     "interfaces",
-        "tcp",     "cpu",         "memory",     "process", "payload",   "tool",
-        "peers",   "throughput",  "tail",       "kernel",  "windows",   "headline", "stalls"};
+        "id",          "label",      "host",     "command", "exit_code",  "start_utc",  "end_utc",
+        "settled_utc", "duration_s", "tail_s",   "disks",   "interfaces", "tcp",        "cpu",
+        "memory",      "process",    "payload",  "tool",    "peers",      "throughput", "tail",
+        "kernel",      "windows",    "headline", "stalls"};
     static const char *const sub[][6] = {
         {"tcp", "retransmitted_segments", "sent_segments"},
         {"cpu", "avg_pct", "busiest"},
