@@ -144,6 +144,8 @@ struct source {
     enum object_id obj;
     int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
                  struct parse_status *st);
+    /* or, for a parser that needs nothing of the collector, the parser itself */
+    int (*plain)(const char *buf, size_t len, struct raw_object *out, struct parse_status *st);
     int optional;        /* probed once: absent on some kernels, and not worth an open() per tick */
     unsigned read_flags; /* READ_WHOLE, READ_SMALL_RECORD */
     /* When set, the file is read only as far as the last line the parser wants, learnt from the
@@ -458,27 +460,6 @@ static int src_snmp(struct collector *c, const char *buf, size_t len, struct raw
     return parse_net_snmp(buf, len, out, st);
 }
 
-static int src_netstat(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                       struct parse_status *st)
-{
-    (void)c;
-    return parse_net_netstat(buf, len, out, st);
-}
-
-static int src_softirqs(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                        struct parse_status *st)
-{
-    (void)c;
-    return parse_softirqs(buf, len, out, st);
-}
-
-static int src_softnet(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                       struct parse_status *st)
-{
-    (void)c;
-    return parse_softnet_stat(buf, len, out, st);
-}
-
 static int src_psi_io(struct collector *c, const char *buf, size_t len, struct raw_object *out,
                       struct parse_status *st)
 {
@@ -501,24 +482,26 @@ static int src_psi_cpu(struct collector *c, const char *buf, size_t len, struct 
 }
 
 static const struct source sources[NSOURCES] = {
-    [SRC_STAT] = {"proc/stat", OBJ_PROCESSOR, src_stat, 0, READ_WHOLE},
+    [SRC_STAT] = {"proc/stat", OBJ_PROCESSOR, src_stat, NULL, 0, READ_WHOLE},
     /* After /proc/stat, so that their per-CPU fields land on its rows. */
-    [SRC_SOFTIRQS] = {"proc/softirqs", OBJ_PROCESSOR, src_softirqs, 1, READ_WHOLE},
-    [SRC_SOFTNET] = {"proc/net/softnet_stat", OBJ_PROCESSOR, src_softnet, 1, READ_SMALL_RECORD},
-    [SRC_DISKSTATS] = {"proc/diskstats", OBJ_DISK, src_diskstats, 0, READ_SMALL_RECORD},
-    [SRC_NET_DEV] = {"proc/net/dev", OBJ_NET, src_net_dev, 0, READ_SMALL_RECORD},
-    [SRC_MEMINFO] = {"proc/meminfo", OBJ_MEMORY, src_meminfo, 0, READ_WHOLE},
+    [SRC_SOFTIRQS] = {"proc/softirqs", OBJ_PROCESSOR, NULL, parse_softirqs, 1, READ_WHOLE},
+    [SRC_SOFTNET] = {"proc/net/softnet_stat", OBJ_PROCESSOR, NULL, parse_softnet_stat, 1,
+                     READ_SMALL_RECORD},
+    [SRC_DISKSTATS] = {"proc/diskstats", OBJ_DISK, src_diskstats, NULL, 0, READ_SMALL_RECORD},
+    [SRC_NET_DEV] = {"proc/net/dev", OBJ_NET, src_net_dev, NULL, 0, READ_SMALL_RECORD},
+    [SRC_MEMINFO] = {"proc/meminfo", OBJ_MEMORY, src_meminfo, NULL, 0, READ_WHOLE},
     /* About half of its two hundred lines are after the last one read, and formatting them is
      * most of the cost of a read (mm/vmstat.c, vmstat_show()). */
-    [SRC_VMSTAT] = {"proc/vmstat", OBJ_MEMORY, src_vmstat, 0, READ_SMALL_RECORD, vmstat_extent},
-    [SRC_SNMP] = {"proc/net/snmp", OBJ_TCP, src_snmp, 0, READ_WHOLE},
+    [SRC_VMSTAT] = {"proc/vmstat", OBJ_MEMORY, src_vmstat, NULL, 0, READ_SMALL_RECORD,
+                    vmstat_extent},
+    [SRC_SNMP] = {"proc/net/snmp", OBJ_TCP, src_snmp, NULL, 0, READ_WHOLE},
     /* The kernel formats some 250 counters (TcpExt, IpExt, MPTcpExt) folded over every CPU for
      * each read, about 40 us here: more than the whole budget of the new counters if read every
      * tick, so the TcpExt counters are logged while a run is in progress only. */
-    [SRC_NETSTAT] = {"proc/net/netstat", OBJ_TCP, src_netstat, 1, READ_WHOLE, NULL, 1},
-    [SRC_PSI_IO] = {"proc/pressure/io", OBJ_PRESSURE, src_psi_io, 1, READ_WHOLE},
-    [SRC_PSI_MEMORY] = {"proc/pressure/memory", OBJ_PRESSURE, src_psi_memory, 1, READ_WHOLE},
-    [SRC_PSI_CPU] = {"proc/pressure/cpu", OBJ_PRESSURE, src_psi_cpu, 1, READ_WHOLE},
+    [SRC_NETSTAT] = {"proc/net/netstat", OBJ_TCP, NULL, parse_net_netstat, 1, READ_WHOLE, NULL, 1},
+    [SRC_PSI_IO] = {"proc/pressure/io", OBJ_PRESSURE, src_psi_io, NULL, 1, READ_WHOLE},
+    [SRC_PSI_MEMORY] = {"proc/pressure/memory", OBJ_PRESSURE, src_psi_memory, NULL, 1, READ_WHOLE},
+    [SRC_PSI_CPU] = {"proc/pressure/cpu", OBJ_PRESSURE, src_psi_cpu, NULL, 1, READ_WHOLE},
 };
 
 /* Read and parse source i into its object. Returns 0 or a negative errno (object rolled back). */
@@ -533,7 +516,8 @@ static int source_collect(struct collector *c, size_t i, struct raw_sample *out)
 
     if (len < 0)
         return (int)len;
-    rc = sources[i].parse(c, c->buf, (size_t)len, o, &st);
+    rc = sources[i].parse ? sources[i].parse(c, c->buf, (size_t)len, o, &st)
+                          : sources[i].plain(c->buf, (size_t)len, o, &st);
     if (rc < 0) {
         o->n = n0;
         source_failed(s, "parse", rc);
