@@ -183,6 +183,34 @@ static void story(FILE *f, const json_t *r)
                 cli_format_bytes(cli_json_num(kern, "dirty_threshold_bytes"), a, sizeof(a)));
 }
 
+/* Why the copy may have waited: the busiest core's softirqs, stalls on I/O, dirty throttling and
+ * disk flushes. Lines whose counters the log lacks (Windows, an older kernel) are left out. */
+static void stalls(FILE *f, const json_t *r, const json_t *busiest)
+{
+    const json_t *st = json_object_get(r, "stalls"), *kern = json_object_get(r, "kernel");
+    const char *softirq = cli_json_str(busiest, "dominant_softirq");
+    double some = cli_json_num(st, "io_some_pct"), flushes = cli_json_num(st, "disk_flushes");
+    double ticks = cli_json_num(kern, "throttled_ticks");
+    char a[32], b[32], e1[ESC_MAX], e2[ESC_MAX];
+
+    if (softirq)
+        fprintf(f,
+                "  softirqs      core %s mostly %s (%.0f/s); %.0f packets dropped, %.0f time "
+                "squeezes on it\n",
+                esc_or(busiest, "instance", "-", e1), term_escape(softirq, e2, sizeof(e2)),
+                cli_json_num(busiest, "dominant_softirqs_per_s"),
+                cli_json_num(busiest, "dropped_packets"), cli_json_num(busiest, "time_squeezes"));
+    if (!isnan(some))
+        fprintf(f, "  I/O stalls    some task waited on I/O %s of the run, all tasks %s\n",
+                pct(some, a, sizeof(a)), pct(cli_json_num(st, "io_full_pct"), b, sizeof(b)));
+    if (!isnan(ticks))
+        fprintf(f, "  dirty limit   %s\n",
+                ticks > 0 ? "writers hit the dirty threshold (the kernel throttles them there)"
+                          : "writers stayed below the dirty threshold");
+    if (!isnan(flushes))
+        fprintf(f, "  flushes       %.0f disk cache flushes in the run\n", flushes);
+}
+
 static void summary(FILE *f, const json_t *r)
 {
     const json_t *tool = json_object_get(r, "tool"), *proc = json_object_get(r, "process");
@@ -212,6 +240,7 @@ static void summary(FILE *f, const json_t *r)
             pct(cli_json_num(busiest, "avg_pct"), a, sizeof(a)),
             pct(cli_json_num(busiest, "privileged_pct"), b, sizeof(b)),
             pct(cli_json_num(cpu, "avg_pct"), e, sizeof(e)));
+    stalls(f, r, busiest);
     /* A report without the key (an older server) says nothing either way. */
     if (json_is_false(json_object_get(proc, "followed")) ||
         json_is_null(json_object_get(proc, "followed")))

@@ -207,6 +207,66 @@ static int has_chunks(struct db *d, int o)
     return query_int(d, sql, 0, 0, 0) != 0;
 }
 
+/* Add column `col` of `type` to `table` unless it has it already. */
+static int add_column(struct db *d, sqlite3_stmt *has, const char *table, const char *col,
+                      const char *type)
+{
+    char sql[256];
+    int rc;
+
+    sqlite3_reset(has);
+    sqlite3_bind_text(has, 1, table, -1, SQLITE_STATIC);
+    sqlite3_bind_text(has, 2, col, -1, SQLITE_STATIC);
+    rc = sqlite3_step(has);
+    if (rc == SQLITE_ROW)
+        return 0;
+    if (rc != SQLITE_DONE)
+        return sql_errno(rc);
+    if (snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s %s", table, col, type) >=
+        (int)sizeof(sql))
+        return -ENAMETOOLONG;
+    log_info("%s: adding column %s.%s", d->path, table, col);
+    return exec(d, sql);
+}
+
+/*
+ * Fields and counters are only ever appended to an object (counters.c), so a database written by
+ * an older perflogd has every table, with a prefix of the columns: add the rest here, at every
+ * open, in the migration's transaction. This needs no version step, so objects that gain fields
+ * on different branches merge without renumbering, and an older perflogd still reads the file
+ * (it names its columns, never "*").
+ */
+static int add_missing_columns(struct db *d)
+{
+    static const char *const tiers[] = {"1m", "1h"}, *const aggs[] = {"min", "avg", "max"};
+    sqlite3_stmt *has;
+    char table[128], col[64];
+    int rc = 0;
+
+    if (sqlite3_prepare_v2(d->conn, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &has,
+                           NULL) != SQLITE_OK)
+        return -EIO;
+    for (int o = 0; rc == 0 && o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+
+        for (size_t f = 0; rc == 0 && f < od->nfields; f++)
+            rc = add_column(d, has, od->table, od->fields[f].column, "INTEGER");
+        snprintf(table, sizeof(table), "%s_chunks", od->table);
+        for (size_t f = 0; rc == 0 && f < od->nfields; f++)
+            rc = add_column(d, has, table, od->fields[f].column, "BLOB");
+        for (size_t t = 0; rc == 0 && t < 2; t++) {
+            snprintf(table, sizeof(table), "%s_%s", od->table, tiers[t]);
+            for (size_t k = 0; rc == 0 && k < od->ncounters; k++)
+                for (size_t a = 0; rc == 0 && a < 3; a++) {
+                    snprintf(col, sizeof(col), "c%zu_%s", k, aggs[a]);
+                    rc = add_column(d, has, table, col, "REAL");
+                }
+        }
+    }
+    sqlite3_finalize(has);
+    return rc;
+}
+
 /* Bring the schema to DB_SCHEMA_VERSION and refresh what is derived from the counter table. */
 static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
 {
@@ -238,6 +298,14 @@ static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
             goto fail;
     }
     schema_tables(&b);
+    if (!sbuf_ok(&b)) {
+        rc = -ENOMEM;
+        goto fail;
+    }
+    rc = exec(d, b.s);
+    if (rc < 0 || (rc = add_missing_columns(d)) < 0)
+        goto fail;
+    sbuf_free(&b);
     schema_counters_rows(&b);
     rc = exec(d, b.s ? b.s : "");
     if (rc < 0)

@@ -237,6 +237,28 @@ static int has_chunk_table(struct reader *r, const struct object_def *od)
     return has_table(r, od->table, "_chunks");
 }
 
+/* The fields of od that its raw table has, as a bit mask: a file of an older perflogd, read
+ * without the upgrade a perflogd would make, lacks the columns of fields added since (they are
+ * only ever appended). -EIO when the table cannot be read. */
+static int64_t present_fields(struct reader *r, const struct object_def *od)
+{
+    sqlite3_stmt *st;
+    int64_t mask = 0;
+
+    if (prepare(r, "SELECT name FROM pragma_table_info(?1)", &st) < 0)
+        return -EIO;
+    sqlite3_bind_text(st, 1, od->table, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+
+        for (size_t f = 0; name && f < od->nfields; f++)
+            if (strcmp(name, od->fields[f].column) == 0)
+                mask |= INT64_C(1) << f;
+    }
+    sqlite3_finalize(st);
+    return mask;
+}
+
 int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts, size_t ninst,
                 int64_t tick_from, int64_t tick_to,
                 int (*cb)(void *arg, int64_t tick, int64_t inst, const int64_t *v,
@@ -249,14 +271,18 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
     int64_t v[COUNTER_MAX_FIELDS] = {0};
     int col[COUNTER_MAX_FIELDS];
     int rc, stop = 0, ncol = 2;
+    int64_t present;
     char *sql;
 
     if ((insts && ninst == 0) || !has_table(r, od->table, ""))
         return 0; /* no rows of an object the file has no table for */
+    present = present_fields(r, od);
+    if (present < 0)
+        return (int)present;
     sbuf_printf(&b, "SELECT o.tick, o.inst");
     for (size_t f = 0; f < od->nfields; f++) {
         col[f] = -1;
-        if (fields & (1u << f)) {
+        if ((fields & (1u << f)) && (present & (INT64_C(1) << f))) {
             sbuf_printf(&b, ", o.%s", od->fields[f].column);
             col[f] = ncol++;
         }
@@ -264,7 +290,7 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
     /* The raw rows, and the chunked ones of the chunks that overlap the range (by their index
      * on last_tick) */
     sbuf_printf(&b, " FROM (");
-    schema_raw_select(&b, od);
+    schema_raw_select_fields(&b, od, (uint64_t)present);
     sbuf_printf(&b, " WHERE tick BETWEEN ?1 AND ?2");
     if (insts)
         id_list(&b, "inst", insts, ninst);

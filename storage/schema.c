@@ -45,9 +45,17 @@ static void chunk_table(struct sbuf *b, const struct object_def *o)
 
 void schema_raw_select(struct sbuf *b, const struct object_def *od)
 {
+    schema_raw_select_fields(b, od, ~UINT64_C(0));
+}
+
+void schema_raw_select_fields(struct sbuf *b, const struct object_def *od, uint64_t present)
+{
     sbuf_printf(b, "SELECT tick, inst");
     for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(b, ", %s", od->fields[f].column);
+        if (present & (UINT64_C(1) << f))
+            sbuf_printf(b, ", %s", od->fields[f].column);
+        else
+            sbuf_printf(b, ", NULL AS %s", od->fields[f].column);
     sbuf_printf(b, " FROM %s", od->table);
 }
 

@@ -28,6 +28,9 @@ const char *schema_value_table(int i);
 void schema_chunk_select(struct sbuf *b, const struct object_def *od, const char *where);
 /* "SELECT tick, inst, <the raw fields> FROM OBJ": the same columns from the raw table. */
 void schema_raw_select(struct sbuf *b, const struct object_def *od);
+/* The same with NULL for the fields whose bit is clear in `present`: the columns a file of an
+ * older perflogd lacks (fields are only ever appended). */
+void schema_raw_select_fields(struct sbuf *b, const struct object_def *od, uint64_t present);
 
 /*
  * DROP and CREATE the view OBJ_all of object `obj`: its raw rows, and when `chunked` also its

@@ -2,10 +2,12 @@
  * linux_collector.c - the collector of collector.h on Linux: /proc and /sys under a configurable
  * root, read into one growable buffer and handed to the pure parsers of linux_parse.h.
  *
- * Duties: keep the six /proc files open and re-read them from offset 0 each tick (reopening one
- * whose read failed); classify each block device once by name (is it in /sys/block, is it stacked
- * on others) and each interface once (globs), forgetting names that vanish; read an interface's
- * speed and MTU from sysfs when it appears and every few seconds after; log each failure once.
+ * Duties: keep the /proc files open and re-read them from offset 0 each tick (reopening one
+ * whose read failed); probe the optional ones (pressure, softirqs, softnet, netstat) once and never
+ * again when the kernel has no such file; classify each block device once by name (is it in
+ * /sys/block, is it stacked on others) and each interface once (globs), forgetting names that
+ * vanish; read an interface's speed and MTU from sysfs when it appears and every few seconds after;
+ * log each failure once.
  * The network file system clients' files (optional_sources) are read only while they list a
  * share or mount: one that is missing or empty is probed again only when the mount table changes.
  */
@@ -38,11 +40,17 @@
 /* The /proc files read at each collect, in this order. */
 enum source_id {
     SRC_STAT,
+    SRC_SOFTIRQS,
+    SRC_SOFTNET,
     SRC_DISKSTATS,
     SRC_NET_DEV,
     SRC_MEMINFO,
     SRC_VMSTAT,
     SRC_SNMP,
+    SRC_NETSTAT,
+    SRC_PSI_IO,
+    SRC_PSI_MEMORY,
+    SRC_PSI_CPU,
     NSOURCES
 };
 
@@ -50,12 +58,14 @@ struct source_state {
     int fd;         /* -1: (re)open at the next collect */
     int failing;    /* the last open, read or parse failed and was logged */
     int warned_bad; /* a malformed line was logged: never again for this file */
+    int absent;     /* an optional file the kernel does not have: never opened again */
+    int opened;     /* opened once at least: a later ENOENT is a failure, not an absence */
+    size_t prefix;  /* bytes to read, for a source with an extent; 0: all */
     char path[PATH_MAX];
 };
 
 /* Files that exist, or say anything, only while a network file system client is in use. */
 enum optional_id { OPT_CIFS, OPT_NFS, NOPTIONAL };
-
 struct optional_state {
     struct source_state s;
     int active; /* the last read listed a share or mount: read it at every collect */
@@ -74,6 +84,7 @@ struct collector {
     struct mountwatch *mounts; /* when it fires, every optional source is probed again */
     struct linux_devcache *disks, *nets;
     struct proc_tracker *procs; /* created by the first collector_follow with a root */
+    int following;              /* the last collector_follow gave roots: a run is in progress */
 };
 
 static int64_t monotonic_ms(void)
@@ -84,18 +95,29 @@ static int64_t monotonic_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/*
- * Read the file behind `fd` from offset 0 to its end into c->buf. A read of a seq_file returns at
- * most one kernel buffer of whole records (fs/seq_file.c, seq_read_iter()), so a short read does
- * not mean the end of /proc/diskstats or /proc/net/dev: only a read of 0 does. Successive preads
- * at the offset reached continue where the last one stopped, and the one at 0 of the next tick
- * starts afresh. Returns the length or a negative errno.
- */
-static ssize_t read_all(struct collector *c, int fd)
-{
-    size_t len = 0;
+/* How read_from() knows a short read is the end (see there). */
+#define READ_WHOLE        0x1u
+#define READ_SMALL_RECORD 0x2u
+#define SEQ_HALF_PAGE     2048u
 
+/*
+ * Read the file behind `fd` from offset `len` (bytes already in c->buf) to its end, or until
+ * `limit` bytes (0: no limit) are in c->buf. A read of a seq_file returns at most one kernel
+ * buffer of whole records (fs/seq_file.c, seq_read_iter()), so a short read does not mean the end
+ * of /proc/diskstats or /proc/net/dev: only a read of 0 does. Successive preads at the offset
+ * reached continue where the last one stopped, and the one at 0 of the next tick starts afresh.
+ *
+ * Two cases are told by `flags` and save the read of 0, a system call per file and tick:
+ * READ_WHOLE, a file of single_open() (/proc/stat, meminfo, net/snmp, ...) is one record the
+ * kernel formats whole and copies out as far as the buffer goes, so a short read is the end;
+ * READ_SMALL_RECORD, the kernel's buffer (a page at least) stops a read only when the next record
+ * does not fit, so a read shorter than asked and than half a page, of records far shorter than
+ * that, is the end. Returns the length or a negative errno.
+ */
+static ssize_t read_from(struct collector *c, int fd, size_t len, unsigned flags, size_t limit)
+{
     for (;;) {
+        size_t ask;
         ssize_t n;
 
         if (c->cap - len < READ_MIN_FREE) {
@@ -110,7 +132,10 @@ static ssize_t read_all(struct collector *c, int fd)
             c->buf = buf;
             c->cap = cap;
         }
-        n = pread(fd, c->buf + len, c->cap - len, (off_t)len);
+        ask = c->cap - len;
+        if (limit > len && limit - len < ask)
+            ask = limit - len;
+        n = pread(fd, c->buf + len, ask, (off_t)len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -118,7 +143,60 @@ static ssize_t read_all(struct collector *c, int fd)
         if (n == 0)
             return (ssize_t)len;
         len += (size_t)n;
+        if (limit && len >= limit)
+            return (ssize_t)len;
+        if ((size_t)n < ask &&
+            ((flags & READ_WHOLE) || ((flags & READ_SMALL_RECORD) && (size_t)n < SEQ_HALF_PAGE)))
+            return (ssize_t)len;
     }
+}
+
+/* One /proc file and the parser for it. */
+struct source {
+    const char *rel; /* path under the root */
+    enum object_id obj;
+    int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                 struct linux_parse_status *st);
+    /* or, for a parser that needs nothing of the collector, the parser itself */
+    int (*plain)(const char *buf, size_t len, struct raw_object *out,
+                 struct linux_parse_status *st);
+    int optional;        /* probed once: absent on some kernels, and not worth an open() per tick */
+    unsigned read_flags; /* READ_WHOLE, READ_SMALL_RECORD */
+    /* When set, the file is read only as far as the last line the parser wants, learnt from the
+     * tick before: the kernel formats a seq_file's records only as far as the read asks. Returns
+     * the offset past that line and sets *complete when every wanted line is in [buf, len). */
+    size_t (*extent)(const char *buf, size_t len, int *complete);
+    int run_only; /* read only while the processes of a run are followed (costly, see sources) */
+};
+
+static const struct source sources[NSOURCES];
+
+#define EXTENT_SLACK 512 /* bytes beyond last tick's extent: numbers grow, lines move */
+
+/*
+ * Read source i (open) into c->buf: all of it, or for a source with an extent the prefix that
+ * held every wanted line last time, and the rest when it no longer does. Returns the length.
+ */
+static ssize_t source_read_extent(struct collector *c, size_t i)
+{
+    const struct source *src = &sources[i];
+    struct source_state *s = &c->src[i];
+    ssize_t len = read_from(c, s->fd, 0, src->read_flags, src->extent ? s->prefix : 0);
+    size_t ext;
+    int complete = 0;
+
+    if (len < 0 || !src->extent)
+        return len;
+    ext = src->extent(c->buf, (size_t)len, &complete);
+    if (!complete && s->prefix && (size_t)len >= s->prefix) {
+        len = read_from(c, s->fd, (size_t)len, src->read_flags, 0);
+        if (len < 0)
+            return len;
+        ext = src->extent(c->buf, (size_t)len, &complete);
+    }
+    /* A kernel without one of the lines gets the whole file every time. */
+    s->prefix = complete ? ext + EXTENT_SLACK : 0;
+    return len;
 }
 
 /* Log a failing source once, until it works again. */
@@ -131,9 +209,42 @@ static void source_failed(struct source_state *s, const char *what, int err)
     log_warn("%s: cannot %s", s->path, what);
 }
 
-/* Open if needed and read source s into c->buf. Returns the length or a negative errno. A file
- * that does not exist is logged only when `missing_ok` is 0. */
-static ssize_t source_read(struct collector *c, struct source_state *s, int missing_ok)
+/* Open if needed and read source i into c->buf. Returns the length or a negative errno. */
+static ssize_t source_read(struct collector *c, size_t i)
+{
+    struct source_state *s = &c->src[i];
+    ssize_t len;
+
+    if (s->absent)
+        return -ENOENT;
+    if (s->fd < 0) {
+        s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0) {
+            int err = -errno;
+            /* A kernel without PSI (before 4.20, or psi=0) or a /proc without the file: asking
+             * again every tick would cost an open() per tick for nothing. */
+            if (err == -ENOENT && sources[i].optional && !s->opened) {
+                s->absent = 1;
+                log_info("%s: not on this system, not read", s->path);
+                return err;
+            }
+            source_failed(s, "open", err);
+            return err;
+        }
+        s->opened = 1;
+    }
+    len = source_read_extent(c, i);
+    if (len < 0) {
+        source_failed(s, "read", (int)len);
+        close(s->fd);
+        s->fd = -1;
+    }
+    return len;
+}
+
+/* Open if needed and read optional file s into c->buf, whole; a missing file is not logged (it is
+ * the normal state of a machine without the client). Returns the length or a negative errno. */
+static ssize_t optional_read(struct collector *c, struct source_state *s)
 {
     ssize_t len;
 
@@ -141,12 +252,13 @@ static ssize_t source_read(struct collector *c, struct source_state *s, int miss
         s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
         if (s->fd < 0) {
             int err = -errno;
-            if (!(missing_ok && err == -ENOENT))
+
+            if (err != -ENOENT)
                 source_failed(s, "open", err);
             return err;
         }
     }
-    len = read_all(c, s->fd);
+    len = read_from(c, s->fd, 0, 0, 0);
     if (len < 0) {
         source_failed(s, "read", (int)len);
         close(s->fd);
@@ -387,21 +499,48 @@ static int src_snmp(struct collector *c, const char *buf, size_t len, struct raw
     return linux_parse_net_snmp(buf, len, out, st);
 }
 
-/* One /proc file and the parser for it. */
-struct source {
-    const char *rel; /* path under the root */
-    enum object_id obj;
-    int (*parse)(struct collector *c, const char *buf, size_t len, struct raw_object *out,
-                 struct linux_parse_status *st);
-};
+static int src_psi_io(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                      struct linux_parse_status *st)
+{
+    (void)c;
+    return parse_pressure(buf, len, PSI_RES_IO, out, st);
+}
+
+static int src_psi_memory(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                          struct linux_parse_status *st)
+{
+    (void)c;
+    return parse_pressure(buf, len, PSI_RES_MEMORY, out, st);
+}
+
+static int src_psi_cpu(struct collector *c, const char *buf, size_t len, struct raw_object *out,
+                       struct linux_parse_status *st)
+{
+    (void)c;
+    return parse_pressure(buf, len, PSI_RES_CPU, out, st);
+}
 
 static const struct source sources[NSOURCES] = {
-    [SRC_STAT] = {"proc/stat", OBJ_PROCESSOR, src_stat},
-    [SRC_DISKSTATS] = {"proc/diskstats", OBJ_DISK, src_diskstats},
-    [SRC_NET_DEV] = {"proc/net/dev", OBJ_NET, src_net_dev},
-    [SRC_MEMINFO] = {"proc/meminfo", OBJ_MEMORY, src_meminfo},
-    [SRC_VMSTAT] = {"proc/vmstat", OBJ_MEMORY, src_vmstat},
-    [SRC_SNMP] = {"proc/net/snmp", OBJ_TCP, src_snmp},
+    [SRC_STAT] = {"proc/stat", OBJ_PROCESSOR, src_stat, NULL, 0, READ_WHOLE},
+    /* After /proc/stat, so that their per-CPU fields land on its rows. */
+    [SRC_SOFTIRQS] = {"proc/softirqs", OBJ_PROCESSOR, NULL, parse_softirqs, 1, READ_WHOLE},
+    [SRC_SOFTNET] = {"proc/net/softnet_stat", OBJ_PROCESSOR, NULL, parse_softnet_stat, 1,
+                     READ_SMALL_RECORD},
+    [SRC_DISKSTATS] = {"proc/diskstats", OBJ_DISK, src_diskstats, NULL, 0, READ_SMALL_RECORD},
+    [SRC_NET_DEV] = {"proc/net/dev", OBJ_NET, src_net_dev, NULL, 0, READ_SMALL_RECORD},
+    [SRC_MEMINFO] = {"proc/meminfo", OBJ_MEMORY, src_meminfo, NULL, 0, READ_WHOLE},
+    /* About half of its two hundred lines are after the last one read, and formatting them is
+     * most of the cost of a read (mm/vmstat.c, vmstat_show()). */
+    [SRC_VMSTAT] = {"proc/vmstat", OBJ_MEMORY, src_vmstat, NULL, 0, READ_SMALL_RECORD,
+                    vmstat_extent},
+    [SRC_SNMP] = {"proc/net/snmp", OBJ_TCP, src_snmp, NULL, 0, READ_WHOLE},
+    /* The kernel formats some 250 counters (TcpExt, IpExt, MPTcpExt) folded over every CPU for
+     * each read, about 40 us here: more than the whole budget of the new counters if read every
+     * tick, so the TcpExt counters are logged while a run is in progress only. */
+    [SRC_NETSTAT] = {"proc/net/netstat", OBJ_TCP, NULL, parse_net_netstat, 1, READ_WHOLE, NULL, 1},
+    [SRC_PSI_IO] = {"proc/pressure/io", OBJ_PRESSURE, src_psi_io, NULL, 1, READ_WHOLE},
+    [SRC_PSI_MEMORY] = {"proc/pressure/memory", OBJ_PRESSURE, src_psi_memory, NULL, 1, READ_WHOLE},
+    [SRC_PSI_CPU] = {"proc/pressure/cpu", OBJ_PRESSURE, src_psi_cpu, NULL, 1, READ_WHOLE},
 };
 
 /* Read and parse source i into its object. Returns 0 or a negative errno (object rolled back). */
@@ -411,12 +550,13 @@ static int source_collect(struct collector *c, size_t i, struct raw_sample *out)
     struct raw_object *o = &out->obj[sources[i].obj];
     struct linux_parse_status st = {0, 0};
     size_t n0 = o->n;
-    ssize_t len = source_read(c, s, 0);
+    ssize_t len = source_read(c, i);
     int rc;
 
     if (len < 0)
         return (int)len;
-    rc = sources[i].parse(c, c->buf, (size_t)len, o, &st);
+    rc = sources[i].parse ? sources[i].parse(c, c->buf, (size_t)len, o, &st)
+                          : sources[i].plain(c->buf, (size_t)len, o, &st);
     if (rc < 0) {
         o->n = n0;
         source_failed(s, "parse", rc);
@@ -470,7 +610,7 @@ static int optional_collect(struct collector *c, size_t i, int probe, struct raw
         os->s.fd = -1;
     }
     os->active = 0;
-    len = source_read(c, &os->s, 1);
+    len = optional_read(c, &os->s);
     if (len < 0)
         return 0;
     found = optional_sources[i].parse(c->buf, (size_t)len, o, &st);
@@ -503,7 +643,11 @@ int collector_collect(struct collector *c, struct raw_sample *out)
     raw_sample_clear(out);
     c->now_ms = monotonic_ms();
     for (size_t i = 0; i < NSOURCES; i++) {
-        int rc = source_collect(c, i, out);
+        int rc;
+
+        if (sources[i].run_only && !c->following)
+            continue;
+        rc = source_collect(c, i, out);
         if (rc < 0)
             err = rc;
         else
@@ -530,6 +674,7 @@ int collector_collect(struct collector *c, struct raw_sample *out)
 
 void collector_follow(struct collector *c, const struct collector_proc_root *roots, size_t n)
 {
+    c->following = n > 0;
     if (!c->procs && n) {
         char dir[PATH_MAX];
 

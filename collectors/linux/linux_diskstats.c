@@ -1,12 +1,39 @@
 /*
  * linux_diskstats.c - /proc/diskstats (Documentation/admin-guide/iostats.rst): major, minor,
- * name, then the I/O statistics. Kernels 4.18+ add four discard columns and 5.5+ two flush columns
- * after the eleven read here.
+ * name, then the I/O statistics: eleven columns on every kernel, then four discard columns on
+ * 4.18+ and two flush columns on 5.5+. A kernel without a group leaves its fields not present (no
+ * value, not zero).
  */
 #include "collectors/linux/linux_parse.h"
 #include "collectors/linux/linux_scan.h"
 
 #include <errno.h>
+
+#define DISK_EXTRA_COLS 6 /* discards: ios merges sectors ms; flushes: ios ms */
+
+/* The discard and flush groups after the eleven columns at p. Returns 0 for a non-numeric one. */
+static int disk_extra(const char *p, const char *eol, struct raw_row *r)
+{
+    uint64_t x[DISK_EXTRA_COLS];
+    int n = 0;
+
+    while (n < DISK_EXTRA_COLS && (p = scan_blanks(p, eol)) < eol) {
+        p = scan_u64(p, eol, &x[n]);
+        if (!p)
+            return 0;
+        n++;
+    }
+    if (n >= 4) {
+        r->v[DISK_DISCARD_IOS] = x[0];
+        r->present |= 1ull << DISK_DISCARD_IOS;
+    }
+    if (n >= 6) {
+        r->v[DISK_FLUSH_IOS] = x[4];
+        r->v[DISK_FLUSH_MS] = x[5];
+        r->present |= (1ull << DISK_FLUSH_IOS) | (1ull << DISK_FLUSH_MS);
+    }
+    return 1;
+}
 
 /*
  * Parse one line into a new row of `out`. Returns 1 (row added), 0 (malformed, no row), -ENOMEM.
@@ -30,15 +57,15 @@ static int disk_line(const char *p, const char *eol, struct raw_object *out)
     r = raw_object_add(out, name, (size_t)(p - name));
     if (!r)
         return -ENOMEM;
-    for (int f = 0; f < DISK_NFIELDS; f++) {
+    for (int f = 0; f <= DISK_QUEUE_MS; f++) {
         p = scan_u64(scan_blanks(p, eol), eol, &r->v[f]);
         if (!p) {
             out->n--;
             return 0;
         }
     }
-    r->present = (1ull << DISK_NFIELDS) - 1;
-    return 1;
+    r->present = (1ull << (DISK_QUEUE_MS + 1)) - 1;
+    return disk_extra(p, eol, r) ? 1 : (out->n--, 0);
 }
 
 int linux_parse_diskstats(const char *buf, size_t len, struct raw_object *out,

@@ -42,7 +42,9 @@ int linux_parse_proc_stat(const char *buf, size_t len, struct raw_object *out,
 
 /*
  * /proc/diskstats -> OBJ_DISK, fields rd_ios .. queue_ms from columns 4..14
- * (Documentation/admin-guide/iostats.rst); later columns (discard, flush) are ignored. `keep`
+ * (Documentation/admin-guide/iostats.rst); discard_ios from column 15 where the line has the four
+ * discard columns 15..18 (4.18+), flush_ios and flush_ms from columns 19 and 20 where it has them
+ * (5.5+); a line without them leaves those fields not present. `keep`
  * (NULL: keep all) selects rows and sets their flags. Returns 0, -ENOMEM or the hook's error.
  */
 int linux_parse_diskstats(const char *buf, size_t len, struct raw_object *out,
@@ -66,12 +68,20 @@ int linux_parse_meminfo(const char *buf, size_t len, struct raw_object *out,
 
 /*
  * /proc/vmstat -> the single OBJ_MEMORY row, as linux_parse_meminfo: nr_dirtied and nr_written are
- * page counts, converted to KiB with `page_size` (bytes); pgpgin and pgpgout are already KiB;
- * pgfault and pgmajfault are counts. Returns 0, -EINVAL for a page_size that is not a multiple of
- * 1024, or -ENOMEM.
+ * page counts, converted to KiB with `page_size` (bytes), as are nr_dirty_threshold and
+ * nr_dirty_background_threshold (levels); pgpgin and pgpgout are already KiB; pgfault
+ * and pgmajfault are counts. Returns 0, -EINVAL for a page_size that is not a multiple of 1024,
+ * or -ENOMEM.
  */
 int linux_parse_vmstat(const char *buf, size_t len, long page_size, struct raw_object *out,
                        struct linux_parse_status *st);
+
+/*
+ * How much of /proc/vmstat linux_parse_vmstat needs: the offset past the line of the last key it
+ * reads that [buf, buf + len) holds; *complete is 1 when it holds every one of them (once each),
+ * else 0.
+ */
+size_t vmstat_extent(const char *buf, size_t len, int *complete);
 
 /*
  * /proc/net/snmp -> the single OBJ_TCP row (instance ""): InSegs OutSegs RetransSegs CurrEstab,
@@ -81,6 +91,45 @@ int linux_parse_vmstat(const char *buf, size_t len, long page_size, struct raw_o
  */
 int linux_parse_net_snmp(const char *buf, size_t len, struct raw_object *out,
                          struct linux_parse_status *st);
+
+/*
+ * /proc/net/netstat -> the single OBJ_TCP row: TCPTimeouts TCPLossProbes TCPBacklogDrop
+ * TCPToZeroWindowAdv TCPFromZeroWindowAdv ListenDrops of the "TcpExt:" header and values lines,
+ * found by name as linux_parse_net_snmp does. Returns 0 or -ENOMEM.
+ */
+int parse_net_netstat(const char *buf, size_t len, struct raw_object *out,
+                      struct linux_parse_status *st);
+
+/*
+ * /proc/softirqs -> OBJ_PROCESSOR: the NET_RX NET_TX BLOCK TIMER counts of each "CPUn" column to
+ * the row named "n" (added when /proc/stat did not give one), their sum to "_Total" (as a 32-bit
+ * value, wrapping like its parts). A header that is not all "CPUn" makes the file unreadable (one
+ * bad line); a softirq line with a non-number or the wrong number of columns is malformed.
+ * Returns 0 or -ENOMEM.
+ */
+int parse_softirqs(const char *buf, size_t len, struct raw_object *out,
+                   struct linux_parse_status *st);
+
+/*
+ * /proc/net/softnet_stat -> OBJ_PROCESSOR: dropped and time_squeeze (columns 2 and 3, hex) of
+ * each line to the row of its CPU, which is column 13 where the line has 13 columns or more
+ * (5.10+) and the line's index among the lines otherwise; their sums to "_Total" (32 bits, as
+ * parse_softirqs). A line with fewer than 3 columns or a non-hex one is malformed. Returns 0 or
+ * -ENOMEM.
+ */
+int parse_softnet_stat(const char *buf, size_t len, struct raw_object *out,
+                       struct linux_parse_status *st);
+
+/* The three files of /proc/pressure. */
+enum psi_resource { PSI_RES_IO, PSI_RES_MEMORY, PSI_RES_CPU, PSI_NRESOURCES };
+
+/*
+ * /proc/pressure/<res> -> the single OBJ_PRESSURE row: the total= microseconds of the "some" and
+ * "full" lines into the resource's fields (cpu: "some" only). A line that is neither, or has no
+ * total=, is malformed. Returns 0, -EINVAL for an unknown `res`, or -ENOMEM.
+ */
+int parse_pressure(const char *buf, size_t len, enum psi_resource res, struct raw_object *out,
+                   struct linux_parse_status *st);
 
 /* What perflog reads of /proc/PID/stat. */
 #define PID_STAT_LAST_FIELD 22 /* starttime, as proc(5) numbers the fields */

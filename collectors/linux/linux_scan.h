@@ -69,6 +69,57 @@ static inline const char *scan_u64(const char *p, const char *end, uint64_t *out
     return p;
 }
 
+/* As scan_u64, for hexadecimal digits without a "0x" (/proc/net/softnet_stat). */
+static inline const char *scan_hex_u64(const char *p, const char *end, uint64_t *out)
+{
+    const char *start = p;
+    uint64_t v = 0;
+
+    for (; p < end; p++) {
+        unsigned d;
+
+        if ((unsigned char)(*p - '0') <= 9)
+            d = (unsigned)(*p - '0');
+        else if ((unsigned char)((*p | 0x20) - 'a') <= 5)
+            d = (unsigned)((*p | 0x20) - 'a') + 10;
+        else
+            break;
+        if (p - start >= 16)
+            return NULL; /* more than 64 bits */
+        v = v << 4 | d;
+    }
+    if (p == start || (p < end && !scan_is_blank(*p) && *p != '\n'))
+        return NULL;
+    *out = v;
+    return p;
+}
+
+/*
+ * The row of `o` named [name, name + n), added when there is none; NULL on ENOMEM. *hint is where
+ * to look first and is left just past the row found: the per-CPU files list CPUs in the order
+ * /proc/stat did, so a whole pass over them costs one comparison per CPU, not a search.
+ */
+static inline struct raw_row *scan_named_row(struct raw_object *o, const char *name, size_t n,
+                                             size_t *hint)
+{
+    struct raw_row *r;
+
+    if (n >= COUNTER_NAME_MAX)
+        n = COUNTER_NAME_MAX - 1; /* as raw_object_add truncates it */
+    for (size_t k = 0; k < o->n; k++) {
+        size_t i = (*hint + k) % o->n;
+
+        if (strncmp(o->rows[i].name, name, n) == 0 && o->rows[i].name[n] == '\0') {
+            *hint = i + 1;
+            return &o->rows[i];
+        }
+    }
+    r = raw_object_add(o, name, n);
+    if (r)
+        *hint = o->n;
+    return r;
+}
+
 /* Count a skipped line; `st` may be NULL. */
 static inline void scan_bad_line(struct linux_parse_status *st, size_t lineno)
 {

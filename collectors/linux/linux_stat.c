@@ -23,8 +23,9 @@ static int stat_cpu_line(const char *p, const char *eol, struct raw_object *out)
     r = p == id ? raw_object_add(out, "_Total", 6) : raw_object_add(out, id, (size_t)(p - id));
     if (!r)
         return -ENOMEM;
-    /* Columns in enum cpu_field order; guest and guest_nice, after steal, are not read. */
-    while (n < CPU_NFIELDS) {
+    /* Columns in enum cpu_field order up to steal; guest and guest_nice after it are not read,
+     * nor are the fields after CPU_STEAL, which other files fill. */
+    while (n <= CPU_STEAL) {
         p = scan_blanks(p, eol);
         if (p == eol)
             break;

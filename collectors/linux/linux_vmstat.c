@@ -13,9 +13,15 @@ struct vmstat_key {
 };
 
 static const struct vmstat_key vmstat_keys[] = {
-    {"nr_dirtied", MEM_DIRTIED_KB, 1}, {"nr_written", MEM_WRITTEN_KB, 1},
-    {"pgpgin", MEM_PGPGIN_KB, 0},      {"pgpgout", MEM_PGPGOUT_KB, 0},
-    {"pgfault", MEM_PGFAULT, 0},       {"pgmajfault", MEM_PGMAJFAULT, 0},
+    {"nr_dirtied", MEM_DIRTIED_KB, 1},
+    {"nr_written", MEM_WRITTEN_KB, 1},
+    {"pgpgin", MEM_PGPGIN_KB, 0},
+    {"pgpgout", MEM_PGPGOUT_KB, 0},
+    {"pgfault", MEM_PGFAULT, 0},
+    {"pgmajfault", MEM_PGMAJFAULT, 0},
+    /* The writeback thresholds, computed by the kernel at each read (mm/vmstat.c). */
+    {"nr_dirty_threshold", MEM_DIRTY_THRESH_KB, 1},
+    {"nr_dirty_background_threshold", MEM_DIRTY_BG_THRESH_KB, 1},
 };
 
 #define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]))
@@ -71,4 +77,23 @@ int linux_parse_vmstat(const char *buf, size_t len, long page_size, struct raw_o
         p = scan_next_line(eol, end);
     }
     return 0;
+}
+
+size_t vmstat_extent(const char *buf, size_t len, int *complete)
+{
+    const char *p = buf, *end = buf + len;
+    size_t found = 0, ext = 0;
+
+    while (p < end && found < NKEYS) {
+        const char *eol = scan_eol(p, end);
+        const char *key = scan_blanks(p, eol);
+
+        if (vmstat_find(key, scan_token(key, eol))) {
+            found++;
+            ext = (size_t)(scan_next_line(eol, end) - buf);
+        }
+        p = scan_next_line(eol, end);
+    }
+    *complete = found == NKEYS;
+    return ext;
 }

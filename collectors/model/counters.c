@@ -10,10 +10,22 @@
 #define B(f) (1u << (f))
 
 static const struct field_def cpu_fields[CPU_NFIELDS] = {
-    [CPU_USER] = {"user", FIELD_CUM_U64},       [CPU_NICE] = {"nice", FIELD_CUM_U64},
-    [CPU_SYSTEM] = {"system", FIELD_CUM_U64},   [CPU_IDLE] = {"idle", FIELD_CUM_U64},
-    [CPU_IOWAIT] = {"iowait", FIELD_CUM_U64},   [CPU_IRQ] = {"irq", FIELD_CUM_U64},
-    [CPU_SOFTIRQ] = {"softirq", FIELD_CUM_U64}, [CPU_STEAL] = {"steal", FIELD_CUM_U64},
+    [CPU_USER] = {"user", FIELD_CUM_U64},
+    [CPU_NICE] = {"nice", FIELD_CUM_U64},
+    [CPU_SYSTEM] = {"system", FIELD_CUM_U64},
+    [CPU_IDLE] = {"idle", FIELD_CUM_U64},
+    [CPU_IOWAIT] = {"iowait", FIELD_CUM_U64},
+    [CPU_IRQ] = {"irq", FIELD_CUM_U64},
+    [CPU_SOFTIRQ] = {"softirq", FIELD_CUM_U64},
+    [CPU_STEAL] = {"steal", FIELD_CUM_U64},
+    /* The kernel counts softirqs and softnet events in unsigned ints (kstat_softirqs_cpu(),
+     * struct softnet_data), so they wrap at 32 bits. */
+    [CPU_SI_NET_RX] = {"si_net_rx", FIELD_CUM_U32},
+    [CPU_SI_NET_TX] = {"si_net_tx", FIELD_CUM_U32},
+    [CPU_SI_BLOCK] = {"si_block", FIELD_CUM_U32},
+    [CPU_SI_TIMER] = {"si_timer", FIELD_CUM_U32},
+    [CPU_NET_DROPPED] = {"net_dropped", FIELD_CUM_U32},
+    [CPU_NET_SQUEEZED] = {"net_squeezed", FIELD_CUM_U32},
 };
 
 /* All jiffies of a CPU. Guest time is already counted in user (and guest_nice in nice) by the
@@ -35,6 +47,12 @@ static const struct counter_def cpu_counters[] = {
     CPU_PCT("% Idle Time", B(CPU_IDLE) | B(CPU_IOWAIT)),
     CPU_PCT("% IO Wait Time", B(CPU_IOWAIT)),
     CPU_PCT("% Steal Time", B(CPU_STEAL)),
+    {"NET_RX Softirqs/sec", "softirqs/s", "rate", B(CPU_SI_NET_RX), DEN_SECONDS, 0, 1.0, 0},
+    {"NET_TX Softirqs/sec", "softirqs/s", "rate", B(CPU_SI_NET_TX), DEN_SECONDS, 0, 1.0, 0},
+    {"BLOCK Softirqs/sec", "softirqs/s", "rate", B(CPU_SI_BLOCK), DEN_SECONDS, 0, 1.0, 0},
+    {"TIMER Softirqs/sec", "softirqs/s", "rate", B(CPU_SI_TIMER), DEN_SECONDS, 0, 1.0, 0},
+    {"Packets Dropped/sec", "packets/s", "rate", B(CPU_NET_DROPPED), DEN_SECONDS, 0, 1.0, 0},
+    {"Time Squeezes/sec", "events/s", "rate", B(CPU_NET_SQUEEZED), DEN_SECONDS, 0, 1.0, 0},
 };
 
 /* /proc/diskstats (Documentation/admin-guide/iostats.rst). The millisecond fields are printed
@@ -52,6 +70,9 @@ static const struct field_def disk_fields[DISK_NFIELDS] = {
     [DISK_IN_FLIGHT] = {"in_flight", FIELD_GAUGE},
     [DISK_IO_MS] = {"io_ms", FIELD_CUM_U32},
     [DISK_QUEUE_MS] = {"queue_ms", FIELD_CUM_U32},
+    [DISK_DISCARD_IOS] = {"discard_ios", FIELD_CUM_U64},
+    [DISK_FLUSH_IOS] = {"flush_ios", FIELD_CUM_U64},
+    [DISK_FLUSH_MS] = {"flush_ms", FIELD_CUM_U32},
 };
 
 static const struct counter_def disk_counters[] = {
@@ -70,6 +91,10 @@ static const struct counter_def disk_counters[] = {
     {"Avg. Disk sec/Read", "s", "gauge", B(DISK_RD_MS), DEN_FIELDS, B(DISK_RD_IOS), 0.001,
      CF_ZERO_IF_DEN0},
     {"Avg. Disk sec/Write", "s", "gauge", B(DISK_WR_MS), DEN_FIELDS, B(DISK_WR_IOS), 0.001,
+     CF_ZERO_IF_DEN0},
+    {"Disk Flushes/sec", "ops/s", "rate", B(DISK_FLUSH_IOS), DEN_SECONDS, 0, 1.0, 0},
+    {"Discards/sec", "ops/s", "rate", B(DISK_DISCARD_IOS), DEN_SECONDS, 0, 1.0, 0},
+    {"Avg. Disk sec/Flush", "s", "gauge", B(DISK_FLUSH_MS), DEN_FIELDS, B(DISK_FLUSH_IOS), 0.001,
      CF_ZERO_IF_DEN0},
 };
 
@@ -119,6 +144,8 @@ static const struct field_def mem_fields[MEM_NFIELDS] = {
     [MEM_PGPGOUT_KB] = {"pgpgout_kb", FIELD_CUM_U64},
     [MEM_PGFAULT] = {"pgfault", FIELD_CUM_U64},
     [MEM_PGMAJFAULT] = {"pgmajfault", FIELD_CUM_U64},
+    [MEM_DIRTY_THRESH_KB] = {"dirty_thresh_kb", FIELD_GAUGE},
+    [MEM_DIRTY_BG_THRESH_KB] = {"dirty_bg_thresh_kb", FIELD_GAUGE},
 };
 
 static const struct counter_def mem_counters[] = {
@@ -132,6 +159,9 @@ static const struct counter_def mem_counters[] = {
     {"Page Out Bytes/sec", "bytes/s", "rate", B(MEM_PGPGOUT_KB), DEN_SECONDS, 0, 1024.0, 0},
     {"Page Faults/sec", "faults/s", "rate", B(MEM_PGFAULT), DEN_SECONDS, 0, 1.0, 0},
     {"Major Page Faults/sec", "faults/s", "rate", B(MEM_PGMAJFAULT), DEN_SECONDS, 0, 1.0, 0},
+    {"Dirty Threshold Bytes", "bytes", "gauge", B(MEM_DIRTY_THRESH_KB), DEN_ONE, 0, 1024.0, 0},
+    {"Dirty Background Threshold Bytes", "bytes", "gauge", B(MEM_DIRTY_BG_THRESH_KB), DEN_ONE, 0,
+     1024.0, 0},
 };
 
 static const struct field_def tcp_fields[TCP_NFIELDS] = {
@@ -139,6 +169,12 @@ static const struct field_def tcp_fields[TCP_NFIELDS] = {
     [TCP_OUT_SEGS] = {"out_segs", FIELD_CUM_U64},
     [TCP_RETRANS_SEGS] = {"retrans_segs", FIELD_CUM_U64},
     [TCP_CURR_ESTAB] = {"curr_estab", FIELD_GAUGE},
+    [TCP_TIMEOUTS] = {"timeouts", FIELD_CUM_U64},
+    [TCP_LOSS_PROBES] = {"loss_probes", FIELD_CUM_U64},
+    [TCP_BACKLOG_DROP] = {"backlog_drop", FIELD_CUM_U64},
+    [TCP_TO_ZERO_WINDOW] = {"to_zero_window", FIELD_CUM_U64},
+    [TCP_FROM_ZERO_WINDOW] = {"from_zero_window", FIELD_CUM_U64},
+    [TCP_LISTEN_DROPS] = {"listen_drops", FIELD_CUM_U64},
 };
 
 static const struct counter_def tcp_counters[] = {
@@ -147,6 +183,14 @@ static const struct counter_def tcp_counters[] = {
     {"Segments Retransmitted/sec", "segments/s", "rate", B(TCP_RETRANS_SEGS), DEN_SECONDS, 0, 1.0,
      0},
     {"Connections Established", "connections", "gauge", B(TCP_CURR_ESTAB), DEN_ONE, 0, 1.0, 0},
+    {"Timeouts/sec", "events/s", "rate", B(TCP_TIMEOUTS), DEN_SECONDS, 0, 1.0, 0},
+    {"Loss Probes/sec", "events/s", "rate", B(TCP_LOSS_PROBES), DEN_SECONDS, 0, 1.0, 0},
+    {"Backlog Drops/sec", "packets/s", "rate", B(TCP_BACKLOG_DROP), DEN_SECONDS, 0, 1.0, 0},
+    {"Zero Window Advertised/sec", "events/s", "rate", B(TCP_TO_ZERO_WINDOW), DEN_SECONDS, 0, 1.0,
+     0},
+    {"Zero Window Reopened/sec", "events/s", "rate", B(TCP_FROM_ZERO_WINDOW), DEN_SECONDS, 0, 1.0,
+     0},
+    {"Listen Drops/sec", "connections/s", "rate", B(TCP_LISTEN_DROPS), DEN_SECONDS, 0, 1.0, 0},
 };
 
 /* /proc/PID/io and stat (Documentation/filesystems/proc.rst). The parent's id is the one seen
@@ -222,6 +266,28 @@ static const struct counter_def nfs_counters[] = {
     {"Application Write Bytes/sec", "bytes/s", "rate", B(NFS_APP_WR_BYTES), DEN_SECONDS, 0, 1.0, 0},
 };
 
+/* Documentation/accounting/psi.rst: total= is the stalled time in microseconds, so a share of
+ * an interval in ms is us * 100 / 1000 / ms. "some": at least one task stalled; "full": all
+ * non-idle tasks stalled at once. */
+static const struct field_def psi_fields[PSI_NFIELDS] = {
+    [PSI_IO_SOME_US] = {"io_some_us", FIELD_CUM_U64},
+    [PSI_IO_FULL_US] = {"io_full_us", FIELD_CUM_U64},
+    [PSI_MEM_SOME_US] = {"mem_some_us", FIELD_CUM_U64},
+    [PSI_MEM_FULL_US] = {"mem_full_us", FIELD_CUM_U64},
+    [PSI_CPU_SOME_US] = {"cpu_some_us", FIELD_CUM_U64},
+};
+
+#define PSI_PCT(n, f)                                                                              \
+    {                                                                                              \
+        n, "%", "percent", B(f), DEN_MS, 0, 0.1, CF_CLAMP100                                       \
+    }
+
+static const struct counter_def psi_counters[] = {
+    PSI_PCT("IO Some %", PSI_IO_SOME_US),      PSI_PCT("IO Full %", PSI_IO_FULL_US),
+    PSI_PCT("Memory Some %", PSI_MEM_SOME_US), PSI_PCT("Memory Full %", PSI_MEM_FULL_US),
+    PSI_PCT("CPU Some %", PSI_CPU_SOME_US),
+};
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct object_def counter_objects[OBJ_COUNT] = {
@@ -236,6 +302,8 @@ const struct object_def counter_objects[OBJ_COUNT] = {
     [OBJ_TCP] = {"TCP", "obj_tcp", 1, tcp_fields, N(tcp_fields), tcp_counters, N(tcp_counters)},
     [OBJ_PROCESS] = {"Process", "obj_process", 0, proc_fields, N(proc_fields), proc_counters,
                      N(proc_counters)},
+    [OBJ_PRESSURE] = {"Pressure", "obj_pressure", 1, psi_fields, N(psi_fields), psi_counters,
+                      N(psi_counters)},
     [OBJ_SMB] = {"SMB Client Shares", "obj_smb", 0, smb_fields, N(smb_fields), smb_counters,
                  N(smb_counters)},
     [OBJ_NFS] = {"NFS Client", "obj_nfs", 0, nfs_fields, N(nfs_fields), nfs_counters,

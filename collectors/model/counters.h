@@ -24,6 +24,7 @@ enum object_id {
     OBJ_MEMORY,
     OBJ_TCP,
     OBJ_PROCESS,
+    OBJ_PRESSURE,
     OBJ_SMB, /* SMB Client Shares: one instance per share, "\\server\share" */
     OBJ_NFS, /* NFS Client: one instance per mounted device, "server:/export" */
     OBJ_COUNT
@@ -85,6 +86,12 @@ enum cpu_field {
     CPU_IRQ,
     CPU_SOFTIRQ,
     CPU_STEAL,
+    CPU_SI_NET_RX, /* softirqs raised, /proc/softirqs (Linux only) */
+    CPU_SI_NET_TX,
+    CPU_SI_BLOCK,
+    CPU_SI_TIMER,
+    CPU_NET_DROPPED,  /* /proc/net/softnet_stat: packets dropped at the backlog queue */
+    CPU_NET_SQUEEZED, /* net_rx_action ran out of budget or time with work left */
     CPU_NFIELDS
 };
 enum disk_field {
@@ -99,6 +106,9 @@ enum disk_field {
     DISK_IN_FLIGHT,
     DISK_IO_MS,
     DISK_QUEUE_MS,
+    DISK_DISCARD_IOS, /* kernels 4.18+ */
+    DISK_FLUSH_IOS,   /* kernels 5.5+ */
+    DISK_FLUSH_MS,
     DISK_NFIELDS
 };
 enum net_field {
@@ -126,9 +136,23 @@ enum mem_field {
     MEM_PGPGOUT_KB,
     MEM_PGFAULT,
     MEM_PGMAJFAULT,
+    MEM_DIRTY_THRESH_KB,    /* nr_dirty_threshold: writers are throttled above it */
+    MEM_DIRTY_BG_THRESH_KB, /* nr_dirty_background_threshold: background writeback starts */
     MEM_NFIELDS
 };
-enum tcp_field { TCP_IN_SEGS, TCP_OUT_SEGS, TCP_RETRANS_SEGS, TCP_CURR_ESTAB, TCP_NFIELDS };
+enum tcp_field {
+    TCP_IN_SEGS,
+    TCP_OUT_SEGS,
+    TCP_RETRANS_SEGS,
+    TCP_CURR_ESTAB,
+    TCP_TIMEOUTS, /* TcpExt of /proc/net/netstat (Linux only) from here on */
+    TCP_LOSS_PROBES,
+    TCP_BACKLOG_DROP,
+    TCP_TO_ZERO_WINDOW,
+    TCP_FROM_ZERO_WINDOW,
+    TCP_LISTEN_DROPS,
+    TCP_NFIELDS
+};
 /* A process of a run in progress (instances "name:pid"); /proc/PID/io and /proc/PID/stat. */
 enum proc_field {
     PROC_RCHAR,       /* bytes read through read(2) and friends, page cache or not */
@@ -162,6 +186,15 @@ enum nfs_field {
     NFS_RTT_MS,       /* their summed round-trip time, ms */
     NFS_EXE_MS,       /* their summed time from queueing to completion, ms */
     NFS_NFIELDS
+};
+/* Pressure stall information, /proc/pressure/{io,memory,cpu} (Linux 4.20+): total= us stalled. */
+enum psi_field {
+    PSI_IO_SOME_US,
+    PSI_IO_FULL_US,
+    PSI_MEM_SOME_US,
+    PSI_MEM_FULL_US,
+    PSI_CPU_SOME_US,
+    PSI_NFIELDS
 };
 
 /* The object table, indexed by enum object_id. Immutable; thread-safe. */

@@ -67,6 +67,15 @@ static const char *const report_patterns[] = {
     "\\NFS Client(*)\\Ops/sec",
     "\\NFS Client(*)\\Avg. RTT sec/Op",
     "\\NFS Client(*)\\Avg. Execute sec/Op",
+    "\\Memory\\Dirty Threshold Bytes",
+    "\\Processor(*)\\NET_RX Softirqs/sec",
+    "\\Processor(*)\\NET_TX Softirqs/sec",
+    "\\Processor(*)\\BLOCK Softirqs/sec",
+    "\\Processor(*)\\TIMER Softirqs/sec",
+    "\\Processor(*)\\Packets Dropped/sec",
+    "\\Processor(*)\\Time Squeezes/sec",
+    "\\Pressure\\*",
+    "\\PhysicalDisk(*)\\Disk Flushes/sec",
 };
 
 #define NPATTERNS (sizeof(report_patterns) / sizeof(report_patterns[0]))
@@ -440,6 +449,7 @@ struct disk_totals {
     json_t *arr;
     double read, write, tail_write; /* sums over disks, NAN until one has a value */
     double peak_second;             /* the busiest second of the devices (read + write), bytes/s */
+    double flushes;                 /* cache flushes of the whole disks in the run; NAN unknown */
     double read_avg; /* without edges: the ticks' average read rate over their own seconds */
 };
 
@@ -496,6 +506,7 @@ static void disk_one(const struct ctx *x, const char *inst, void *arg)
     struct agg ro = aggregate(x, find_series(x, OBJ_DISK, inst, "Disk Reads/sec"), W_RUN);
     struct agg wo = aggregate(x, find_series(x, OBJ_DISK, inst, "Disk Writes/sec"), W_RUN);
     struct agg busy = aggregate(x, bs, W_RUN), tbusy = aggregate(x, bs, W_TAIL);
+    struct agg fl = aggregate(x, find_series(x, OBJ_DISK, inst, "Disk Flushes/sec"), W_RUN);
     double r_b, w_b, tw_b, tr_b, busy_ms, tbusy_ms, moved, busy_pct = agg_avg(&busy);
     json_t *d;
 
@@ -528,9 +539,11 @@ static void disk_one(const struct ctx *x, const char *inst, void *arg)
     set_num(d, "device_bytes_per_s",
             add_known(busy_ms, tbusy_ms) > 0 ? moved * 1000.0 / add_known(busy_ms, tbusy_ms) : NAN);
     set_num(d, "peak_second_bytes_per_s", peak_second(x, rs, ws));
+    set_count(d, "flushes", total(&fl));
     json_array_append_new(t->arr, d);
     if (!in_total(x, inst))
         return;
+    t->flushes = add_known(t->flushes, total(&fl));
     t->read = add_known(t->read, r_b);
     t->write = add_known(t->write, w_b);
     t->tail_write = add_known(t->tail_write, tw_b);
@@ -551,7 +564,7 @@ static json_t *disks_json(const struct ctx *x, struct disk_totals *t)
     json_t *d;
 
     t->arr = json_array();
-    t->read = t->write = t->tail_write = NAN;
+    t->read = t->write = t->tail_write = t->flushes = NAN;
     each_instance(x, OBJ_DISK, disk_one, t);
     t->peak_second = peak_second(x, tr, tw);
     if (isnan(t->peak_second)) /* no _Total: the busiest single device */
@@ -784,6 +797,42 @@ static void cpu_sum(const struct ctx *x, const char *inst, void *arg)
         *s = add_known(*s, a.integral / 100.0);
 }
 
+/* The softirqs of the Processor object, in the order of the report's fields. */
+static const char *const softirq_names[] = {"NET_RX", "NET_TX", "BLOCK", "TIMER"};
+#define NSOFTIRQS (sizeof(softirq_names) / sizeof(softirq_names[0]))
+
+/*
+ * The busiest core's softirqs: the kind it raised most in the run (its average per second), and
+ * the packets dropped and receive passes squeezed on it. Without the counters (Windows, an older
+ * log) the fields are null.
+ */
+static void softirq_json(const struct ctx *x, const char *inst, json_t *bj)
+{
+    struct agg drop =
+        aggregate(x, find_series(x, OBJ_PROCESSOR, inst, "Packets Dropped/sec"), W_RUN);
+    struct agg sq = aggregate(x, find_series(x, OBJ_PROCESSOR, inst, "Time Squeezes/sec"), W_RUN);
+    double best = NAN;
+    const char *dominant = NULL;
+
+    for (size_t k = 0; k < NSOFTIRQS; k++) {
+        char counter[64];
+        struct agg a;
+        double avg;
+
+        snprintf(counter, sizeof(counter), "%s Softirqs/sec", softirq_names[k]);
+        a = aggregate(x, find_series(x, OBJ_PROCESSOR, inst, counter), W_RUN);
+        avg = agg_avg(&a);
+        if (!isnan(avg) && (!dominant || avg > best)) {
+            best = avg;
+            dominant = softirq_names[k];
+        }
+    }
+    set_str(bj, "dominant_softirq", dominant);
+    set_num(bj, "dominant_softirqs_per_s", best);
+    set_count(bj, "dropped_packets", total(&drop));
+    set_count(bj, "time_squeezes", total(&sq));
+}
+
 static json_t *cpu_json(const struct ctx *x)
 {
     struct agg all =
@@ -800,6 +849,8 @@ static json_t *cpu_json(const struct ctx *x)
     set_str(bj, "instance", b.inst);
     set_num(bj, "avg_pct", b.avg);
     set_num(bj, "privileged_pct", b.priv);
+    if (b.inst)
+        softirq_json(x, b.inst, bj);
     json_object_set_new(c, "busiest", bj);
     return c;
 }
@@ -894,6 +945,51 @@ static json_t *memory_json(const struct ctx *x, const struct levels *l)
               : wrs >= 0    ? 0.0
                             : NAN);
     return m;
+}
+
+/* ---- stalls: pressure, dirty threshold, flushes ---- */
+
+/*
+ * "stalls": the share of the run's time in which some (or all non-idle) tasks waited for I/O,
+ * memory or CPU (Linux pressure stall information, interval-weighted over the run's ticks), and
+ * the cache flushes the whole disks completed in the run (what fsync costs a small-file copy).
+ */
+static json_t *stalls_json(const struct ctx *x, const struct disk_totals *d)
+{
+    static const struct {
+        const char *key, *counter;
+    } psi[] = {
+        {"io_some_pct", "IO Some %"},         {"io_full_pct", "IO Full %"},
+        {"memory_some_pct", "Memory Some %"}, {"memory_full_pct", "Memory Full %"},
+        {"cpu_some_pct", "CPU Some %"},
+    };
+    json_t *j = json_object();
+
+    for (size_t i = 0; i < sizeof(psi) / sizeof(psi[0]); i++) {
+        struct agg a = aggregate(x, find_series(x, OBJ_PRESSURE, "", psi[i].counter), W_RUN);
+
+        set_num(j, psi[i].key, agg_avg(&a));
+    }
+    set_count(j, "disk_flushes", d->flushes);
+    return j;
+}
+
+/* Ticks of the run in which Dirty reached that tick's dirty threshold; -1 without the counters. */
+static long throttled_ticks(const struct ctx *x)
+{
+    long dirty = find_series(x, OBJ_MEMORY, "", "Dirty Bytes");
+    long thr = find_series(x, OBJ_MEMORY, "", "Dirty Threshold Bytes");
+    long n = -1;
+
+    for (size_t p = 0; dirty >= 0 && thr >= 0 && p < x->res->npoints; p++) {
+        double dv = value(x, dirty, p), tv = value(x, thr, p);
+
+        if (!in_window(x, x->res->ts[p], W_RUN) || isnan(dv) || isnan(tv) || tv <= 0)
+            continue;
+        n = n < 0 ? 0 : n;
+        n += dv >= tv;
+    }
+    return n;
 }
 
 /* ---- the run's processes (the Process object) ---- */
@@ -1254,12 +1350,18 @@ static json_t *tail_json(const struct report_tail *t)
 }
 
 /* "kernel": the writeback settings read at the start edge, and whether the run's writers met the
- * dirty threshold, where the kernel makes writers wait (balance_dirty_pages). */
-static json_t *kernel_json(const json_t *kernel, const struct levels *l)
+ * dirty threshold, where the kernel makes writers wait (balance_dirty_pages): in some tick, against
+ * that tick's threshold (it moves with free memory), where the log has it; else the run's highest
+ * Dirty against the start edge's threshold. */
+static json_t *kernel_json(const struct ctx *x, const json_t *kernel, const struct levels *l)
 {
     json_t *k = json_is_object(kernel) ? json_deep_copy(kernel) : json_object();
+    long ticks = throttled_ticks(x);
 
-    if (isfinite(l->threshold) && l->threshold > 0 && isfinite(l->max_run_dirty))
+    json_object_set_new(k, "throttled_ticks", ticks >= 0 ? json_integer(ticks) : json_null());
+    if (ticks > 0)
+        json_object_set_new(k, "throttled", json_true());
+    else if (isfinite(l->threshold) && l->threshold > 0 && isfinite(l->max_run_dirty))
         json_object_set_new(k, "throttled", json_boolean(l->max_run_dirty >= l->threshold));
     else
         json_object_set_new(k, "throttled", json_null());
@@ -1432,7 +1534,8 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
                                       json_object_get(r, "process"), &dt, duration_s));
     json_object_set_new(r, "throughput", tp);
     json_object_set_new(r, "tail", tail_json(&fig.tail));
-    json_object_set_new(r, "kernel", kernel_json(kernel, &lv));
+    json_object_set_new(r, "kernel", kernel_json(&x, kernel, &lv));
+    json_object_set_new(r, "stalls", stalls_json(&x, &dt));
     json_object_set_new(r, "windows", windows_json(&x, &lv, &fig));
     set_count(r, "disk_read_bytes", dt.read);
     set_count(r, "disk_write_bytes", dt.write);

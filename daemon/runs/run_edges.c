@@ -118,14 +118,15 @@ static json_t *nics_json(const struct raw_object *o)
 /* One Processor row in ms; the unit of the raw fields is collector_cpu_ticks_per_s. */
 static json_t *cpu_row(const struct raw_row *r, uint64_t hz)
 {
-    static const char *const keys[CPU_NFIELDS] = {
+    static const char *const keys[CPU_STEAL + 1] = {
         [CPU_USER] = "user_ms",       [CPU_NICE] = "nice_ms",     [CPU_SYSTEM] = "system_ms",
         [CPU_IDLE] = "idle_ms",       [CPU_IOWAIT] = "iowait_ms", [CPU_IRQ] = "irq_ms",
         [CPU_SOFTIRQ] = "softirq_ms", [CPU_STEAL] = "steal_ms",
     };
     json_t *j = json_object();
 
-    for (int f = 0; f < CPU_NFIELDS; f++)
+    /* The time fields only: the softirq and softnet counts after them are not in jiffies. */
+    for (int f = 0; f <= CPU_STEAL; f++)
         if (r->present & (1ull << f))
             json_object_set_new(j, keys[f], json_integer((json_int_t)(r->v[f] * 1000 / hz)));
     return j;

@@ -121,6 +121,23 @@ UNUSED_IN_SOME static void fuzz_vmstat(const char *s, size_t n)
     free(o.rows);
 }
 
+/* All three files' layouts, and an unknown resource refused without touching the output. */
+UNUSED_IN_SOME static void fuzz_pressure(const char *s, size_t n)
+{
+    struct raw_object o = {0};
+    struct linux_parse_status st = {0};
+
+    for (int r = 0; r < PSI_NRESOURCES; r++) {
+        int rc = parse_pressure(s, n, (enum psi_resource)r, &o, &st);
+
+        CHECK(rc == 0 || rc == -ENOMEM);
+        check_rows(&o, OBJ_PRESSURE);
+        CHECK(o.n <= 1);
+    }
+    CHECK(parse_pressure(s, n, PSI_NRESOURCES, &o, &st) == -EINVAL);
+    free(o.rows);
+}
+
 UNUSED_IN_SOME static void fuzz_pid(const char *s, size_t n)
 {
     struct pid_stat ps, before;
@@ -192,6 +209,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_vmstat(s, size);
 #elif defined(FUZZ_net_snmp)
     fuzz_object(s, size, OBJ_TCP, linux_parse_net_snmp);
+#elif defined(FUZZ_netstat)
+    fuzz_object(s, size, OBJ_TCP, parse_net_netstat);
+#elif defined(FUZZ_softirqs)
+    fuzz_object(s, size, OBJ_PROCESSOR, parse_softirqs);
+#elif defined(FUZZ_softnet)
+    fuzz_object(s, size, OBJ_PROCESSOR, parse_softnet_stat);
+#elif defined(FUZZ_pressure)
+    fuzz_pressure(s, size);
 #elif defined(FUZZ_pid)
     fuzz_pid(s, size);
 #elif defined(FUZZ_sysfs)

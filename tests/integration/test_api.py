@@ -73,7 +73,9 @@ def test_endpoints(d):
     check(sorted(x["instance"] for x in c["counters"]) == db_inst,
           f"counters: the instances are the database's ({db_inst})")
     status, c = d.get_json("/api/v1/counters?match=" + Q("\\memory\\dirt*"))
-    check([x["path"] for x in c["counters"]] == ["\\Memory\\Dirty Bytes", "\\Memory\\Dirtied Bytes/sec"],
+    check([x["path"] for x in c["counters"]] == ["\\Memory\\Dirty Bytes", "\\Memory\\Dirtied Bytes/sec",
+                                                 "\\Memory\\Dirty Threshold Bytes",
+                                                 "\\Memory\\Dirty Background Threshold Bytes"],
           f"counters: case-insensitive, single-instance object, instance null ({c['counters']})")
     check(all(x["instance"] is None and x["object"] == "Memory" for x in c["counters"]), "counters: Memory instance is null")
     status, c = d.get_json("/api/v1/counters")

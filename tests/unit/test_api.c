@@ -680,9 +680,10 @@ static void test_counters(struct live *live, struct reader *rd)
     json_decref(j);
 
     /* No match parameter: everything. */
-    /* No process was followed and no share or NFS mount is there: those have no instance. */
+    /* No process was followed, no share or NFS mount is there, and the ticks have no Pressure:
+     * those have no instance. */
     for (int o = 0; o < OBJ_COUNT; o++)
-        total += o == OBJ_PROCESS || o == OBJ_SMB || o == OBJ_NFS
+        total += o == OBJ_PROCESS || o == OBJ_SMB || o == OBJ_NFS || o == OBJ_PRESSURE
                      ? 0
                      : counter_objects[o].ncounters * (o == OBJ_PROCESSOR || o == OBJ_DISK ? 2 : 1);
     j = counters(&env, rd, NULL, &n);
@@ -692,7 +693,8 @@ static void test_counters(struct live *live, struct reader *rd)
     /* Two match parameters: the union, without duplicates. */
     j = get_json(&env, rd, "/api/v1/counters",
                  "match=%5CMemory%5CDirty+Bytes&match=%5CMemory%5C*Bytes", 200);
-    CHECK_INT(json_array_size(json_object_get(j, "counters")), 4);
+    /* Available, Cache, Dirty, Writeback, and the two dirty thresholds */
+    CHECK_INT(json_array_size(json_object_get(j, "counters")), 6);
     json_decref(j);
 
     /* Without a database: what the newest tick has. */

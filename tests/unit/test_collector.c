@@ -422,7 +422,10 @@ static void test_rates(void)
     struct stat before, after;
     char path[PATH_MAX];
 
+    struct collector_proc_root run = {.pid = 1}; /* the tree has no pid 1: no Process rows */
+
     env_open(&e, "multi");
+    collector_follow(e.c, &run, 1); /* a run in progress: TcpExt is read too */
     env_tick(&e, 0);
     join(path, e.root, "proc/diskstats");
     stat(path, &before);
@@ -526,6 +529,56 @@ static void test_rates(void)
     CHECK_VAL(&e, OBJ_TCP, "", "Segments Sent/sec", 300);
     CHECK_VAL(&e, OBJ_TCP, "", "Segments Retransmitted/sec", 2);
     CHECK_VAL(&e, OBJ_TCP, "", "Connections Established", 4);
+
+    /* TcpExt, found by name: TCPTimeouts +5, TCPLossProbes +8, TCPBacklogDrop +1, the two
+     * zero-window events +4 each, ListenDrops +2. */
+    CHECK_VAL(&e, OBJ_TCP, "", "Timeouts/sec", 5);
+    CHECK_VAL(&e, OBJ_TCP, "", "Loss Probes/sec", 8);
+    CHECK_VAL(&e, OBJ_TCP, "", "Backlog Drops/sec", 1);
+    CHECK_VAL(&e, OBJ_TCP, "", "Zero Window Advertised/sec", 4);
+    CHECK_VAL(&e, OBJ_TCP, "", "Zero Window Reopened/sec", 4);
+    CHECK_VAL(&e, OBJ_TCP, "", "Listen Drops/sec", 2);
+
+    /* Softirqs: cpu0 NET_RX +5000 TIMER +250 NET_TX +1 BLOCK +40; cpu1 NET_RX 4294967000 -> 200
+     * wrapped at 2^32: +496, NET_TX +3. _Total is their sum, wrapping the same way. */
+    CHECK_VAL(&e, OBJ_PROCESSOR, "0", "NET_RX Softirqs/sec", 5000);
+    CHECK_VAL(&e, OBJ_PROCESSOR, "0", "TIMER Softirqs/sec", 250);
+    CHECK_VAL(&e, OBJ_PROCESSOR, "0", "NET_TX Softirqs/sec", 1);
+    CHECK_VAL(&e, OBJ_PROCESSOR, "0", "BLOCK Softirqs/sec", 40);
+    CHECK_VAL(&e, OBJ_PROCESSOR, "1", "NET_RX Softirqs/sec", 496);
+    CHECK_VAL(&e, OBJ_PROCESSOR, "_Total", "NET_RX Softirqs/sec", 5496);
+    CHECK_VAL(&e, OBJ_PROCESSOR, "_Total", "NET_TX Softirqs/sec", 4);
+    /* softnet_stat: cpu0 dropped +3 squeezed +7, cpu1 squeezed +2. */
+    CHECK_VAL(&e, OBJ_PROCESSOR, "0", "Packets Dropped/sec", 3);
+    CHECK_VAL(&e, OBJ_PROCESSOR, "0", "Time Squeezes/sec", 7);
+    CHECK_VAL(&e, OBJ_PROCESSOR, "1", "Packets Dropped/sec", 0);
+    CHECK_VAL(&e, OBJ_PROCESSOR, "_Total", "Time Squeezes/sec", 9);
+
+    /* Pressure: io some +250000 us full +100000, memory some +10000, cpu some +500000 in 1 s. */
+    CHECK_VAL(&e, OBJ_PRESSURE, "", "IO Some %", 25);
+    CHECK_VAL(&e, OBJ_PRESSURE, "", "IO Full %", 10);
+    CHECK_VAL(&e, OBJ_PRESSURE, "", "Memory Some %", 1);
+    CHECK_VAL(&e, OBJ_PRESSURE, "", "Memory Full %", 0);
+    CHECK_VAL(&e, OBJ_PRESSURE, "", "CPU Some %", 50);
+
+    /* Dirty thresholds are levels (pages to bytes): 1200000 and 609028 pages. */
+    CHECK_VAL(&e, OBJ_MEMORY, "", "Dirty Threshold Bytes", 1200000 * page);
+    CHECK_VAL(&e, OBJ_MEMORY, "", "Dirty Background Threshold Bytes", 609028 * page);
+
+    /* sda: discards +10, flushes +100 taking +200 ms; sdb has the columns, all zero. */
+    CHECK_VAL(&e, OBJ_DISK, "sda", "Discards/sec", 10);
+    CHECK_VAL(&e, OBJ_DISK, "sda", "Disk Flushes/sec", 100);
+    CHECK_VAL(&e, OBJ_DISK, "sda", "Avg. Disk sec/Flush", 0.002);
+    CHECK_VAL(&e, OBJ_DISK, "sdb", "Disk Flushes/sec", 0);
+    CHECK_VAL(&e, OBJ_DISK, "_Total", "Disk Flushes/sec", 100);
+
+    /* The run ends: /proc/net/netstat is not read any more (it costs more than all the rest of
+     * the new counters), the snmp counters go on. */
+    collector_follow(e.c, NULL, 0);
+    env_tick(&e, 1000);
+    CHECK_NOVAL(&e, OBJ_TCP, "", "Timeouts/sec");
+    CHECK(!(e.s.obj[OBJ_TCP].rows[0].present & (1ull << TCP_TIMEOUTS)));
+    CHECK_VAL(&e, OBJ_TCP, "", "Segments Received/sec", 0);
     env_close(&e);
 }
 
@@ -685,7 +738,9 @@ static void test_malformed(void)
     env_overlay(&e, "malformed"); /* cpu1, sdb, eth1 and meminfo's Dirty are broken */
     env_tick(&e, 1000);
     CHECK_INT(e.rc, SYSTEM_OBJECTS);
-    CHECK_ABSENT(&e, OBJ_PROCESSOR, "1");
+    /* cpu1's stat line is broken: it has only what /proc/softirqs and softnet_stat give. */
+    CHECK_NOVAL(&e, OBJ_PROCESSOR, "1", "% Processor Time");
+    CHECK_VAL(&e, OBJ_PROCESSOR, "1", "NET_RX Softirqs/sec", 496);
     CHECK_VAL(&e, OBJ_PROCESSOR, "0", "% Processor Time", 45);
     CHECK_VAL(&e, OBJ_PROCESSOR, "_Total", "% Processor Time", 32.5);
     CHECK_ABSENT(&e, OBJ_DISK, "sdb");
@@ -756,9 +811,13 @@ static void test_missing_file(void)
     char src[PATH_MAX], dst[PATH_MAX];
     struct env e;
 
+    struct collector_proc_root run = {.pid = 1};
+
     log_capture(LOG_LVL_INFO);
     env_open(&e, "multi");
+    collector_follow(e.c, &run, 1); /* TcpExt is read during runs only */
     rm_rel(e.root, "proc/net/snmp");
+    rm_rel(e.root, "proc/net/netstat");
     env_tick(&e, 0);
     CHECK_INT(e.rc, SYSTEM_OBJECTS - 1);
     CHECK_INT(e.s.obj[OBJ_TCP].n, 0);
@@ -766,11 +825,31 @@ static void test_missing_file(void)
     env_tick(&e, 1000);
     CHECK_INT(e.rc, SYSTEM_OBJECTS - 1);
     CHECK_INT(log_count("proc/net/snmp", "cannot open"), 1);
+    CHECK_INT(log_count("proc/net/netstat", "not on this system"), 1);
     env_overlay(&e, "multi-t2");
     env_tick(&e, 1000);
     CHECK_INT(e.rc, SYSTEM_OBJECTS);
     CHECK_VAL(&e, OBJ_TCP, "", "Connections Established", 4);
     CHECK_INT(log_count("proc/net/snmp", "again"), 1);
+    /* netstat is back too, but an optional file the first probe did not find is never asked
+     * for again: no TcpExt fields, no second message. */
+    CHECK(!(e.s.obj[OBJ_TCP].rows[0].present & (1ull << TCP_TIMEOUTS)));
+    CHECK_INT(log_count("proc/net/netstat", NULL), 1);
+    env_close(&e);
+
+    /* A kernel without PSI (before 4.20, or booted with psi=0): no Pressure object, probed at
+     * the first collect only, the rest read as usual. */
+    env_open(&e, "multi");
+    rm_rel(e.root, "proc/pressure");
+    env_tick(&e, 0);
+    CHECK_INT(e.rc, SYSTEM_OBJECTS - 1);
+    CHECK_INT(e.s.obj[OBJ_PRESSURE].n, 0);
+    env_overlay(&e, "multi-t2");
+    env_tick(&e, 1000);
+    CHECK_INT(e.rc, SYSTEM_OBJECTS - 1);
+    CHECK_INT(e.s.obj[OBJ_PRESSURE].n, 0);
+    CHECK_INT(log_count("proc/pressure/io", "not on this system"), 1);
+    CHECK_VAL(&e, OBJ_PROCESSOR, "0", "NET_RX Softirqs/sec", 5000);
 
     env_close(&e);
 

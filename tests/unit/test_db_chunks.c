@@ -279,9 +279,13 @@ static void test_chunked_equals_plain(void)
 #define V4_LAST_MS 1796177579001LL
 #define Q_V4_SUMS                                                                                  \
     "SELECT object, counter, instance, count(value), min(value), max(value) FROM "                 \
-    "counter_values WHERE t_ms <= 1796177579001 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+    "counter_values WHERE t_ms <= 1796177579001 GROUP BY 1, 2, 3 HAVING count(value) > 0 "         \
+    "ORDER BY 1, 2, 3"
 #define Q_V4_VALUES                                                                                \
-    "SELECT t_ms, path, value FROM counter_values WHERE t_ms <= 1796177579001 ORDER BY t_ms, path"
+    "SELECT t_ms, path, value FROM counter_values WHERE t_ms <= 1796177579001 AND path IN "        \
+    "(SELECT DISTINCT path FROM counter_values WHERE t_ms <= 1796177579001 AND value IS NOT "      \
+    "NULL) "                                                                                       \
+    "ORDER BY t_ms, path"
 
 static void test_v4_fixture(void)
 {
@@ -297,7 +301,8 @@ static void test_v4_fixture(void)
         return;
     CHECK_INT(count(path, "PRAGMA user_version"), 4);
     CHECK_INT(count(path, "SELECT max(t_ms) FROM ticks"), V4_LAST_MS);
-    /* read as it is, by the stock shell (no extension) and by a reader */
+    /* read as it is, by the stock shell (no extension) and by a reader; the counters added since
+     * version 4 have no value in the fixture's ticks, so the queries leave them out */
     conn = shell(path, 0);
     sums = snapshot(conn, Q_V4_SUMS);
     values = snapshot(conn, Q_V4_VALUES);

@@ -73,7 +73,8 @@ static void test_stat(void)
     struct raw_object o = {0};
     struct linux_parse_status st;
     const struct raw_row *r;
-    const uint64_t all = (1ull << CPU_NFIELDS) - 1;
+    /* /proc/stat gives the time fields; the softirq and softnet ones come from other files. */
+    const uint64_t all = (1ull << (CPU_STEAL + 1)) - 1;
 
     /* The real file: cpu, cpu0, cpu1. */
     CHECK_INT(parse_file(linux_parse_proc_stat, "base/proc/stat", &o, &st), 0);
@@ -182,7 +183,10 @@ static void test_diskstats(void)
         CHECK_INT(r->v[DISK_WR_MS], 2520);
         CHECK_INT(r->v[DISK_IN_FLIGHT], 0);
         CHECK_INT(r->v[DISK_IO_MS], 4416);
-        CHECK_INT(r->v[DISK_QUEUE_MS], 15511); /* column 14, not the discard ones after it */
+        CHECK_INT(r->v[DISK_QUEUE_MS], 15511);   /* column 14, not the discard ones after it */
+        CHECK_INT(r->v[DISK_DISCARD_IOS], 4196); /* column 15 */
+        CHECK_INT(r->v[DISK_FLUSH_IOS], 394);    /* column 19 */
+        CHECK_INT(r->v[DISK_FLUSH_MS], 24);      /* column 20 */
         CHECK_INT(r->flags, 0);
     }
 
@@ -207,7 +211,24 @@ static void test_diskstats(void)
     CHECK_INT(o.n, 2);
     CHECK_INT(o.rows[1].v[DISK_RD_IOS], 21);
     CHECK_INT(o.rows[1].v[DISK_QUEUE_MS], 31);
+    /* no discard or flush columns: those counters have no value, rather than 0 */
+    CHECK_INT(o.rows[1].present, (1ull << (DISK_QUEUE_MS + 1)) - 1);
+    free(buf);
+
+    /* Linux 4.18 to 5.4: the discard columns, no flush ones; a later kernel's extra columns are
+     * not read; a non-numeric discard column makes the line malformed. */
+    buf = load("odd/diskstats-4.18", &len);
+    reset(&o, &st);
+    CHECK_INT(linux_parse_diskstats(buf, len, &o, NULL, NULL, &st), 0);
+    CHECK_INT(o.n, 2);
+    CHECK_INT(st.bad_lines, 1);
+    CHECK_INT(st.first_bad, 3);
+    CHECK_INT(o.rows[0].present, ((1ull << (DISK_QUEUE_MS + 1)) - 1) | B(DISK_DISCARD_IOS));
+    CHECK_INT(o.rows[0].v[DISK_DISCARD_IOS], 12);
     CHECK_INT(o.rows[1].present, (1ull << DISK_NFIELDS) - 1);
+    CHECK_INT(o.rows[1].v[DISK_DISCARD_IOS], 32);
+    CHECK_INT(o.rows[1].v[DISK_FLUSH_IOS], 36);
+    CHECK_INT(o.rows[1].v[DISK_FLUSH_MS], 37);
     free(buf);
 
     /* sdb too short, sdc non-numeric, sdd bad major, sdf beyond 64 bits; the empty line is not
@@ -315,8 +336,9 @@ static void test_memory(void)
 {
     const uint64_t meminfo_all = B(MEM_AVAILABLE_KB) | B(MEM_CACHED_KB) | B(MEM_BUFFERS_KB) |
                                  B(MEM_DIRTY_KB) | B(MEM_WRITEBACK_KB);
-    const uint64_t vmstat_all = B(MEM_DIRTIED_KB) | B(MEM_WRITTEN_KB) | B(MEM_PGPGIN_KB) |
-                                B(MEM_PGPGOUT_KB) | B(MEM_PGFAULT) | B(MEM_PGMAJFAULT);
+    const uint64_t vmstat_counts = B(MEM_DIRTIED_KB) | B(MEM_WRITTEN_KB) | B(MEM_PGPGIN_KB) |
+                                   B(MEM_PGPGOUT_KB) | B(MEM_PGFAULT) | B(MEM_PGMAJFAULT);
+    const uint64_t vmstat_all = vmstat_counts | B(MEM_DIRTY_THRESH_KB) | B(MEM_DIRTY_BG_THRESH_KB);
     struct raw_object o = {0};
     struct linux_parse_status st;
     size_t len;
@@ -345,6 +367,8 @@ static void test_memory(void)
     CHECK_INT(o.rows[0].v[MEM_PGPGOUT_KB], 225152);
     CHECK_INT(o.rows[0].v[MEM_PGFAULT], 1473081);
     CHECK_INT(o.rows[0].v[MEM_PGMAJFAULT], 1400);
+    CHECK_INT(o.rows[0].v[MEM_DIRTY_THRESH_KB], 1219546 * 4);
+    CHECK_INT(o.rows[0].v[MEM_DIRTY_BG_THRESH_KB], 609028 * 4);
     CHECK_INT(st.bad_lines, 0);
 
     /* 64 KiB pages (arm64, ppc64): x64; and vmstat alone makes the row. */
@@ -355,6 +379,23 @@ static void test_memory(void)
     CHECK_INT(o.rows[0].v[MEM_DIRTIED_KB], 81721 * 64);
     CHECK_INT(o.rows[0].v[MEM_PGPGIN_KB], 1561817);
     CHECK_INT(linux_parse_vmstat(buf, len, 1000, &o, &st), -EINVAL);
+
+    /* The collector reads only as far as the last wanted line: pgmajfault ends at "1400\n". */
+    {
+        const char *last = strstr(buf, "pgmajfault 1400\n");
+        int complete = -1;
+
+        CHECK(last != NULL);
+        if (last)
+            CHECK_INT(vmstat_extent(buf, len, &complete), (last - buf) + 16);
+        CHECK_INT(complete, 1);
+        /* A prefix cut before it is not complete; linux_parse_vmstat then misses pgmajfault. */
+        if (last) {
+            CHECK_INT(vmstat_extent(buf, (size_t)(last - buf), &complete),
+                      last - buf); /* pgfault */
+            CHECK_INT(complete, 0);
+        }
+    }
     free(buf);
 
     /* Before Linux 3.14 there is no MemAvailable; SwapCached and WritebackTmp come before the
@@ -375,7 +416,7 @@ static void test_memory(void)
 
     CHECK_INT(parse_file(vmstat_4k, "odd/vmstat-malformed", &o, &st), 0);
     CHECK_INT(o.n, 1);
-    CHECK_INT(o.rows[0].present, vmstat_all & ~(B(MEM_DIRTIED_KB) | B(MEM_PGPGIN_KB)));
+    CHECK_INT(o.rows[0].present, vmstat_counts & ~(B(MEM_DIRTIED_KB) | B(MEM_PGPGIN_KB)));
     CHECK_INT(o.rows[0].v[MEM_WRITTEN_KB], 200);
     CHECK_INT(o.rows[0].v[MEM_PGPGOUT_KB], 70);
     CHECK_INT(o.rows[0].v[MEM_PGMAJFAULT], 9);
@@ -392,7 +433,7 @@ static void test_memory(void)
 
 static void test_snmp(void)
 {
-    const uint64_t all = (1ull << TCP_NFIELDS) - 1;
+    const uint64_t all = (1ull << (TCP_CURR_ESTAB + 1)) - 1; /* the Tcp: group's fields */
     struct raw_object o = {0};
     struct linux_parse_status st;
     static const char bad_value[] = "Tcp: InSegs OutSegs RetransSegs CurrEstab\nTcp: 1 2x 3 4\n";
@@ -467,6 +508,195 @@ static void test_sysfs_int(void)
     CHECK_INT(v, 42); /* untouched on failure */
 }
 
+static void test_softirqs(void)
+{
+    const uint64_t si = B(CPU_SI_NET_RX) | B(CPU_SI_NET_TX) | B(CPU_SI_BLOCK) | B(CPU_SI_TIMER);
+    struct raw_object o = {0};
+    struct linux_parse_status st;
+    const struct raw_row *r;
+    size_t len;
+    char *buf;
+
+    /* The real file after /proc/stat: its rows gain the softirq fields, none is added. */
+    CHECK_INT(parse_file(linux_parse_proc_stat, "base/proc/stat", &o, &st), 0);
+    CHECK_INT(o.n, 3);
+    buf = load("base/proc/softirqs", &len);
+    memset(&st, 0, sizeof(st));
+    CHECK_INT(parse_softirqs(buf, len, &o, &st), 0);
+    free(buf);
+    CHECK_INT(o.n, 3);
+    CHECK_INT(st.bad_lines, 0);
+    r = row(&o, "1");
+    CHECK(r && (r->present & si) == si && (r->present & B(CPU_USER)));
+    if (r) {
+        CHECK_INT(r->v[CPU_SI_NET_RX], 9653905);
+        CHECK_INT(r->v[CPU_SI_NET_TX], 46);
+        CHECK_INT(r->v[CPU_SI_BLOCK], 5075792);
+        CHECK_INT(r->v[CPU_SI_TIMER], 541205);
+    }
+    r = row(&o, "_Total");
+    CHECK(r && (r->present & si) == si);
+    if (r)
+        CHECK_INT(r->v[CPU_SI_NET_RX], 9651681 + 9653905);
+
+    /* Alone, it makes the rows; TIMER is read, NET_TX (too few columns), NET_RX (a non-number)
+     * and BLOCK (too many) are malformed. */
+    CHECK_INT(parse_file(parse_softirqs, "odd/softirqs-malformed", &o, &st), 0);
+    CHECK_INT(o.n, 4);
+    CHECK_INT(st.bad_lines, 3);
+    CHECK_INT(st.first_bad, 4);
+    r = row(&o, "2");
+    CHECK(r && r->present == B(CPU_SI_TIMER) && r->v[CPU_SI_TIMER] == 30);
+    r = row(&o, "_Total");
+    CHECK(r && r->present == B(CPU_SI_TIMER) && r->v[CPU_SI_TIMER] == 60);
+
+    /* The _Total of 32-bit counts is kept to 32 bits. */
+    reset(&o, &st);
+    CHECK_INT(parse_softirqs("CPU0 CPU1\nNET_RX: 4294967295 2\n", 31, &o, &st), 0);
+    r = row(&o, "_Total");
+    CHECK(r && r->v[CPU_SI_NET_RX] == 1);
+
+    /* Without the header no column can be placed. */
+    CHECK_INT(parse_file(parse_softirqs, "odd/softirqs-noheader", &o, &st), 0);
+    CHECK_INT(o.n, 0);
+    CHECK_INT(st.bad_lines, 1);
+    CHECK_INT(parse_file(parse_softirqs, "odd/empty", &o, &st), 0);
+    CHECK_INT(o.n, 0);
+    CHECK_INT(st.bad_lines, 0);
+    free(o.rows);
+}
+
+static void test_softnet(void)
+{
+    const uint64_t sn = B(CPU_NET_DROPPED) | B(CPU_NET_SQUEEZED);
+    struct raw_object o = {0};
+    struct linux_parse_status st;
+    const struct raw_row *r;
+
+    /* The real file (Linux 6.18, 15 columns, the CPU in column 13). */
+    CHECK_INT(parse_file(parse_softnet_stat, "base/proc/net/softnet_stat", &o, &st), 0);
+    CHECK_INT(o.n, 3);
+    CHECK_INT(st.bad_lines, 0);
+    r = row(&o, "1");
+    CHECK(r && r->present == sn && r->v[CPU_NET_DROPPED] == 0 && r->v[CPU_NET_SQUEEZED] == 0x36);
+    r = row(&o, "_Total");
+    CHECK(r && r->v[CPU_NET_SQUEEZED] == 0x47 + 0x36);
+
+    /* CPU 1 offline: three lines for CPUs 0, 2 and 3, named by column 13, not by line. */
+    CHECK_INT(parse_file(parse_softnet_stat, "odd/softnet_stat-offline", &o, &st), 0);
+    CHECK_INT(o.n, 4);
+    CHECK_INT(st.bad_lines, 0);
+    CHECK(row(&o, "1") == NULL);
+    r = row(&o, "2");
+    CHECK(r && r->v[CPU_NET_DROPPED] == 3 && r->v[CPU_NET_SQUEEZED] == 4);
+    r = row(&o, "3");
+    CHECK(r && r->v[CPU_NET_DROPPED] == 0xfffffff0 && r->v[CPU_NET_SQUEEZED] == 10);
+    r = row(&o, "_Total"); /* 1 + 3 + 0xfffffff0 wraps to 0xfffffff4 within 32 bits */
+    CHECK(r && r->v[CPU_NET_DROPPED] == 0xfffffff4 && r->v[CPU_NET_SQUEEZED] == 16);
+
+    /* Before 5.10: 11 columns, no CPU column, so the line index names the CPU. */
+    CHECK_INT(parse_file(parse_softnet_stat, "odd/softnet_stat-4.19", &o, &st), 0);
+    CHECK_INT(o.n, 3);
+    r = row(&o, "1");
+    CHECK(r && r->v[CPU_NET_DROPPED] == 4 && r->v[CPU_NET_SQUEEZED] == 5);
+
+    /* Two columns, a non-hex one: skipped; a short line of 4 columns is still three enough; the
+     * blank line is not a CPU. */
+    CHECK_INT(parse_file(parse_softnet_stat, "odd/softnet_stat-malformed", &o, &st), 0);
+    CHECK_INT(st.bad_lines, 2);
+    CHECK_INT(st.first_bad, 2);
+    r = row(&o, "0");
+    CHECK(r && r->v[CPU_NET_DROPPED] == 2);
+    r = row(&o, "1");
+    CHECK(r && r->v[CPU_NET_DROPPED] == 7); /* the line that names CPU 1 */
+    free(o.rows);
+}
+
+static void test_netstat(void)
+{
+    const uint64_t ext = B(TCP_TIMEOUTS) | B(TCP_LOSS_PROBES) | B(TCP_BACKLOG_DROP) |
+                         B(TCP_TO_ZERO_WINDOW) | B(TCP_FROM_ZERO_WINDOW) | B(TCP_LISTEN_DROPS);
+    struct raw_object o = {0};
+    struct linux_parse_status st;
+
+    CHECK_INT(parse_file(parse_net_netstat, "base/proc/net/netstat", &o, &st), 0);
+    CHECK_INT(o.n, 1);
+    CHECK_INT(st.bad_lines, 0);
+    CHECK_INT(o.rows[0].present, ext);
+    CHECK_INT(o.rows[0].v[TCP_TIMEOUTS], 11);
+    CHECK_INT(o.rows[0].v[TCP_LOSS_PROBES], 2857);
+    CHECK_INT(o.rows[0].v[TCP_BACKLOG_DROP], 0);
+    CHECK_INT(o.rows[0].v[TCP_TO_ZERO_WINDOW], 58887);
+    CHECK_INT(o.rows[0].v[TCP_FROM_ZERO_WINDOW], 58818);
+    CHECK_INT(o.rows[0].v[TCP_LISTEN_DROPS], 0);
+
+    /* Linux 3.2: no loss probes nor zero-window events yet; found by name, not position. */
+    CHECK_INT(parse_file(parse_net_netstat, "odd/netstat-3.2", &o, &st), 0);
+    CHECK_INT(o.n, 1);
+    CHECK_INT(o.rows[0].present, B(TCP_TIMEOUTS) | B(TCP_BACKLOG_DROP) | B(TCP_LISTEN_DROPS));
+    CHECK_INT(o.rows[0].v[TCP_LISTEN_DROPS], 4);
+    CHECK_INT(o.rows[0].v[TCP_TIMEOUTS], 6);
+    CHECK_INT(o.rows[0].v[TCP_BACKLOG_DROP], 8);
+
+    /* /proc/net/snmp has no TcpExt group: no row. */
+    CHECK_INT(parse_file(parse_net_netstat, "base/proc/net/snmp", &o, &st), 0);
+    CHECK_INT(o.n, 0);
+    free(o.rows);
+}
+
+static int psi_io(const char *b, size_t n, struct raw_object *o, struct linux_parse_status *st)
+{
+    return parse_pressure(b, n, PSI_RES_IO, o, st);
+}
+
+static int psi_cpu(const char *b, size_t n, struct raw_object *o, struct linux_parse_status *st)
+{
+    return parse_pressure(b, n, PSI_RES_CPU, o, st);
+}
+
+static void test_pressure(void)
+{
+    struct raw_object o = {0};
+    struct linux_parse_status st;
+    size_t len;
+    char *buf;
+
+    CHECK_INT(parse_file(psi_io, "base/proc/pressure/io", &o, &st), 0);
+    CHECK_INT(o.n, 1);
+    CHECK_INT(o.rows[0].present, B(PSI_IO_SOME_US) | B(PSI_IO_FULL_US));
+    CHECK_INT(o.rows[0].v[PSI_IO_SOME_US], 333340541);
+    CHECK_INT(o.rows[0].v[PSI_IO_FULL_US], 140597146);
+    /* The three files fill one row. */
+    buf = load("base/proc/pressure/memory", &len);
+    CHECK_INT(parse_pressure(buf, len, PSI_RES_MEMORY, &o, &st), 0);
+    free(buf);
+    buf = load("base/proc/pressure/cpu", &len);
+    CHECK_INT(parse_pressure(buf, len, PSI_RES_CPU, &o, &st), 0);
+    CHECK_INT(parse_pressure(buf, len, PSI_NRESOURCES, &o, &st), -EINVAL);
+    free(buf);
+    CHECK_INT(o.n, 1);
+    CHECK_INT(o.rows[0].present, (1ull << PSI_NFIELDS) - 1); /* cpu's full line is not read */
+    CHECK_INT(o.rows[0].v[PSI_MEM_SOME_US], 0);
+    CHECK_INT(o.rows[0].v[PSI_MEM_FULL_US], 0);
+    CHECK_INT(o.rows[0].v[PSI_CPU_SOME_US], 3223568823);
+    CHECK_INT(st.bad_lines, 0);
+
+    /* Before 5.13 the cpu file has no full line. */
+    CHECK_INT(parse_file(psi_cpu, "odd/pressure-cpu-5.2", &o, &st), 0);
+    CHECK_INT(o.rows[0].present, B(PSI_CPU_SOME_US));
+    CHECK_INT(o.rows[0].v[PSI_CPU_SOME_US], 777);
+
+    /* A some line without total=, a line of another kind; the last lacks its newline. */
+    CHECK_INT(parse_file(psi_io, "odd/pressure-malformed", &o, &st), 0);
+    CHECK_INT(st.bad_lines, 2);
+    CHECK_INT(st.first_bad, 2);
+    CHECK_INT(o.rows[0].v[PSI_IO_SOME_US], 12);
+    CHECK_INT(o.rows[0].v[PSI_IO_FULL_US], 3);
+    CHECK_INT(parse_file(psi_io, "odd/empty", &o, &st), 0);
+    CHECK_INT(o.n, 0);
+    free(o.rows);
+}
+
 int main(void)
 {
     test_stat();
@@ -474,6 +704,10 @@ int main(void)
     test_net_dev();
     test_memory();
     test_snmp();
+    test_softirqs();
+    test_softnet();
+    test_netstat();
+    test_pressure();
     test_sysfs_int();
     return tl_done();
 }

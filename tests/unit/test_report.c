@@ -82,9 +82,17 @@ static struct tick *mk_tick(int i, int64_t interval_ms)
     t->interval_ms = interval_ms;
     cpu_row(t, "0", 10, 0, 90, m);
     cpu_row(t, "1", 50, 40, 10, m);
+    /* core 1 in the run: NET_RX 5000/s, BLOCK 100/s, TIMER 250/s; 2 drops/s, 1 squeeze/s */
+    t->obj[OBJ_PROCESSOR].rows[1].v[CPU_SI_NET_RX] = run ? 5000 * m : 0;
+    t->obj[OBJ_PROCESSOR].rows[1].v[CPU_SI_BLOCK] = run ? 100 * m : 0;
+    t->obj[OBJ_PROCESSOR].rows[1].v[CPU_SI_TIMER] = 250 * m;
+    t->obj[OBJ_PROCESSOR].rows[1].v[CPU_NET_DROPPED] = run ? 2 * m : 0;
+    t->obj[OBJ_PROCESSOR].rows[1].v[CPU_NET_SQUEEZED] = run ? 1 * m : 0;
     cpu_row(t, "_Total", 60, 40, 100, m);
     disk_row(t, "vda", vda_rd, vda_wr, run ? 500 * m : 0, run ? 80 * m : 0);
+    t->obj[OBJ_DISK].rows[0].v[DISK_FLUSH_IOS] = run ? 30 * m : 0; /* 300 flushes in the run */
     disk_row(t, "sdb", sdb_rd, 0, 0, 0);
+    t->obj[OBJ_DISK].rows[1].null_mask = 1u << DISK_FLUSH_IOS; /* a kernel without the column */
     disk_row(t, "_Total", vda_rd + sdb_rd, vda_wr, run ? 500 * m : 0, run ? 80 * m : 0);
     r = add_row(t, OBJ_NET, "eth0");
     r->v[NET_RX_BYTES] = run ? rx * m : 0;
@@ -109,6 +117,10 @@ static struct tick *mk_tick(int i, int64_t interval_ms)
     r->v[MEM_WRITEBACK_KB] = i == 20 ? 2000 : tail && i < 25 ? 1000 : 0;
     r->v[MEM_WRITTEN_KB] = tail ? 1024 : 0;
     r->v[MEM_AVAILABLE_KB] = 4000000;
+    r->v[MEM_DIRTY_THRESH_KB] = 50000; /* Dirty reaches it at ticks 19 and 20 */
+    r = add_row(t, OBJ_PRESSURE, "");
+    r->v[PSI_IO_SOME_US] = run ? 300000 * m : 0; /* 30% of the run */
+    r->v[PSI_IO_FULL_US] = run ? 100000 * m : 0; /* 10% */
     r = add_row(t, OBJ_TCP, "");
     r->v[TCP_OUT_SEGS] = run ? 1000 * m : 0;
     r->v[TCP_RETRANS_SEGS] = run ? 2 * m : 0;
@@ -192,7 +204,7 @@ static void check_keys(const json_t *r)
         "id",          "label",      "host",     "command", "exit_code",  "start_utc",  "end_utc",
         "settled_utc", "duration_s", "tail_s",   "disks",   "interfaces", "tcp",        "cpu",
         "memory",      "process",    "payload",  "tool",    "peers",      "throughput", "tail",
-        "kernel",      "windows",    "headline", "netfs"};
+        "kernel",      "windows",    "headline", "netfs",   "stalls"};
     static const char *const sub[][6] = {
         {"tcp", "retransmitted_segments", "sent_segments"},
         {"cpu", "avg_pct", "busiest"},
@@ -386,6 +398,18 @@ static void test_known(struct reader *rd, struct live *live)
     CHECK_STR(json_string_value(json_object_get(o, "instance")), "1");
     CHECK_REL(num(o, "avg_pct"), 90.0);
     CHECK_REL(num(o, "privileged_pct"), 40.0);
+    CHECK_STR(json_string_value(json_object_get(o, "dominant_softirq")), "NET_RX");
+    CHECK_REL(num(o, "dominant_softirqs_per_s"), 5000.0);
+    CHECK_INT(integer(o, "dropped_packets"), 20);
+    CHECK_INT(integer(o, "time_squeezes"), 10);
+
+    o = json_object_get(r, "stalls");
+    CHECK_REL(num(o, "io_some_pct"), 30.0);
+    CHECK_REL(num(o, "io_full_pct"), 10.0);
+    CHECK_REL(num(o, "memory_some_pct"), 0.0);
+    CHECK_INT(integer(o, "disk_flushes"), 300); /* vda; sdb has no flush counter */
+    CHECK_INT(integer(find_inst(json_object_get(r, "disks"), "vda"), "flushes"), 300);
+    CHECK(json_is_null(json_object_get(find_inst(json_object_get(r, "disks"), "sdb"), "flushes")));
 
     o = json_object_get(r, "memory");
     CHECK_INT(integer(o, "cache_growth_bytes"), 100 * MIB);
@@ -438,7 +462,9 @@ static void test_known(struct reader *rd, struct live *live)
     CHECK_STR(json_string_value(json_object_get(o, "totals")), "ticks");
     CHECK_STR(json_string_value(json_object_get(o, "levels")), "ticks");
     CHECK_STR(json_string_value(json_object_get(o, "durable_ms")), "ticks");
-    CHECK(json_is_null(json_object_get(json_object_get(r, "kernel"), "throttled")));
+    /* no threshold from the edges, but each tick's own: Dirty reached it in two ticks */
+    CHECK(json_is_true(json_object_get(json_object_get(r, "kernel"), "throttled")));
+    CHECK_INT(integer(json_object_get(r, "kernel"), "throttled_ticks"), 2);
     d = find_inst(json_object_get(r, "disks"), "vda");
     if (d) {
         /* 50 % busy over the 10 s run (and idle in the tail): 5 s for 120 MiB + 5 MiB */
@@ -548,6 +574,11 @@ static void test_missing(struct reader *rd, struct live *live)
     CHECK(json_is_null(json_object_get(json_object_get(r, "cpu"), "avg_pct")));
     o = json_object_get(json_object_get(r, "cpu"), "busiest");
     CHECK(json_is_null(json_object_get(o, "instance")));
+    CHECK(json_object_get(o, "dominant_softirq") == NULL); /* no core: nothing to name */
+    o = json_object_get(r, "stalls");
+    CHECK(json_is_null(json_object_get(o, "io_some_pct")));
+    CHECK(json_is_null(json_object_get(o, "disk_flushes")));
+    CHECK(json_is_null(json_object_get(json_object_get(r, "kernel"), "throttled_ticks")));
     o = json_object_get(r, "memory");
     CHECK(json_is_null(json_object_get(o, "cache_growth_bytes")));
     CHECK(json_is_null(json_object_get(o, "dirty_bytes_at_end")));
