@@ -52,6 +52,8 @@ struct db {
  * schema_tables() in the same transaction; nothing existing changes.
  * 3 -> 4: the extra PDH series (pdh_paths, pdh_values and its roll-ups), created the same way;
  * the views gain their rows when they are rebuilt at the same time.
+ * 4 -> 5: the series table (one path per instance and counter), created the same way and filled
+ * from instances by schema_series() at every open; the views take `path` from it.
  */
 static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN settle_timeout_s INTEGER;\n"
@@ -60,6 +62,7 @@ static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN io_write_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_read_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_write_bytes INTEGER;\n",
+    "SELECT 1;\n",
     "SELECT 1;\n",
     "SELECT 1;\n",
 };
@@ -192,6 +195,7 @@ static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
     }
     schema_tables(&b);
     schema_counters_rows(&b);
+    schema_series(&b);
     if (schema_views(&b) < 0 || !sbuf_ok(&b)) {
         rc = -ENOMEM;
         goto fail;
@@ -791,6 +795,7 @@ char *db_schema_sql(void)
     struct sbuf b = {0};
 
     schema_tables(&b);
+    schema_series(&b);
     if (schema_views(&b) < 0) {
         sbuf_free(&b);
         return NULL;

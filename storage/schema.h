@@ -24,7 +24,11 @@ const char *schema_value_table(int i);
 void schema_tables(struct sbuf *b);
 /* Refill the `counters` table (path parts, unit, kind, roll-up column of every counter). */
 void schema_counters_rows(struct sbuf *b);
-/* DROP and CREATE the views counter_values and counter_rollups. */
+/* Give every instance a `series` row per counter of its object (after schema_counters_rows:
+ * counters added since the last open get theirs too), and (re)create the trigger that does the
+ * same for each new instance. Idempotent. */
+void schema_series(struct sbuf *b);
+/* DROP and CREATE the views counter_values and counter_rollups (their paths come from series). */
 int schema_views(struct sbuf *b);
 /* INSERT ... SELECT that rolls ticks (?1, ?2] of value table `i` up into its per-minute table. */
 int schema_rollup_minute(struct sbuf *b, int i);
