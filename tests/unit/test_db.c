@@ -302,38 +302,52 @@ static void test_versions(void)
     CHECK(strstr(err, "garbage.db") != NULL);
 }
 
+/* A database file in the test directory made from tests/fixtures/db/NAME.sql; its connection, or
+ * NULL. path receives the file's name. */
+static sqlite3 *fixture_db(const char *name, char *path, size_t cap)
+{
+    char sqlpath[512], file[64], *sql = NULL;
+    sqlite3 *conn = NULL;
+    FILE *f;
+    long len;
+
+    snprintf(sqlpath, sizeof(sqlpath), "%s/db/%s.sql", FIXTURES_DIR, name);
+    snprintf(file, sizeof(file), "%s.db", name);
+    path_in_dir(path, cap, file);
+    if (!(f = fopen(sqlpath, "rb")))
+        return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        !(sql = calloc(1, (size_t)len + 1)) || fread(sql, 1, (size_t)len, f) != (size_t)len)
+        goto out;
+    if (sqlite3_open(path, &conn) != SQLITE_OK ||
+        sqlite3_exec(conn, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        sqlite3_close(conn);
+        conn = NULL;
+    }
+out:
+    fclose(f);
+    free(sql);
+    return conn;
+}
+
 /* A version-1 database made by perflogd 0.1 (tests/fixtures/db/v1.sql) opens, keeps its data,
  * takes new ticks, reads back through the current views, and is upgraded to the current version:
  * the runs table has the columns the runs feature added (tests/unit/test_pdh_extra.c upgrades a
  * version-3 database). */
 static void test_old_version_fixture(void)
 {
-    char path[256], err[512], sqlpath[512];
+    char path[256], err[512];
     struct db *d;
     sqlite3 *conn;
     sqlite3_stmt *st;
-    FILE *f;
-    char *sql;
-    long len;
     unsigned seed = 9;
     struct tick *t;
 
-    snprintf(sqlpath, sizeof(sqlpath), "%s/db/v1.sql", FIXTURES_DIR);
-    f = fopen(sqlpath, "rb");
-    CHECK(f != NULL);
-    if (!f)
+    conn = fixture_db("v1", path, sizeof(path));
+    CHECK(conn != NULL);
+    if (!conn)
         return;
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    sql = calloc(1, (size_t)len + 1);
-    CHECK_INT(fread(sql, 1, (size_t)len, f), len);
-    fclose(f);
-    path_in_dir(path, sizeof(path), "v1.db");
-    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
-    CHECK_INT(sqlite3_exec(conn, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(conn);
-    free(sql);
 
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
     t = mk_tick(1895974000000LL, 1000, &seed, 0);
@@ -418,27 +432,14 @@ static const char *const v4_queries[] = {
  */
 static void test_v4_series(void)
 {
-    char path[256], err[512], sqlpath[512], *before[V4_NQUERIES], *sql, *plan;
+    char path[256], err[512], *before[V4_NQUERIES], *plan;
     struct db *d;
     sqlite3 *conn;
-    FILE *f;
-    long len;
 
-    snprintf(sqlpath, sizeof(sqlpath), "%s/db/v4.sql", FIXTURES_DIR);
-    f = fopen(sqlpath, "rb");
-    CHECK(f != NULL);
-    if (!f)
+    conn = fixture_db("v4", path, sizeof(path));
+    CHECK(conn != NULL);
+    if (!conn)
         return;
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    sql = calloc(1, (size_t)len + 1);
-    CHECK_INT(fread(sql, 1, (size_t)len, f), len);
-    fclose(f);
-    path_in_dir(path, sizeof(path), "v4.db");
-    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
-    CHECK_INT(sqlite3_exec(conn, sql, NULL, NULL, NULL), SQLITE_OK);
-    free(sql);
     for (size_t q = 0; q < V4_NQUERIES; q++)
         before[q] = rows_text(conn, v4_queries[q]); /* through the version-4 views */
     CHECK(before[0] && strlen(before[0]) > 1000);
