@@ -766,8 +766,8 @@ static int load_fixture(const char *name, const char *to)
     return rc == SQLITE_OK ? 0 : -1;
 }
 
-/* Read as it is (no extras, no error), then opened by the writer: upgraded to the current version, its data
- * kept, extras stored and shown by the views next to the old rows. */
+/* Read as it is (no extras, no error), then opened by the writer: upgraded to the current version,
+ * its data kept, extras stored and shown by the views next to the old rows. */
 static void test_v3(void)
 {
     struct pattern pat;
