@@ -25,10 +25,14 @@
 #include <string.h>
 
 #define FLUSH_TIMEOUT_MS 5000
-#define LIVE_TICKS       600 /* newest ticks the API serves from memory (10 min at 1 s) */
+#define LIVE_TICKS       600 /* ticks held in memory at most (10 min at 1 s), while unwritten */
 #define MAX_OVERRIDES    16
 #define READY_POLL_MS    200  /* under a service manager, until the first tick is stored */
 #define STATUS_EVERY_MS  5000 /* how often STATUS= is refreshed */
+
+/* Written ticks older than this leave memory and the API reads them from SQLite: enough for the
+ * run manager, which follows the newest ticks every second, and small at any scale. */
+#define LIVE_KEEP_MS 10000
 
 static const char usage_text[] =
     "usage: perflogd [--config FILE] [--db PATH] [--listen ADDR:PORT] [--interval MS]\n"
@@ -568,6 +572,8 @@ static int daemon_main(int argc, char **argv)
     service_open(&svc);
     service_hook(&svc, &ss);
     live = live_new(LIVE_TICKS);
+    if (live)
+        live_set_keep(live, LIVE_KEEP_MS);
     ss.follow = follow = follow_set_new();
     sp = live && follow ? sampler_start(&ss, q, live, err, sizeof(err)) : NULL;
     if (sp && !(runs = runs_start(cfg.db, live, follow, &ss.collect, cfg.interval_ms,

@@ -81,7 +81,9 @@ struct db {
  * 3 -> 4: the extra PDH series (pdh_paths, pdh_values and its roll-ups), created the same way;
  * the views gain their rows when they are rebuilt at the same time.
  * 4 -> 5: the compressed tier, obj_*_chunks, created the same way, and the views obj_*_all that
- * counter_values now reads; the raw rows stay where they are until the writer chunks them.
+ * counter_values now reads; the raw rows stay where they are until the writer chunks them; and the
+ * series table (one path per instance and counter), created the same way and filled from
+ * instances by schema_series() at every open, from which the views take `path`.
  */
 static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN settle_timeout_s INTEGER;\n"
@@ -307,6 +309,7 @@ static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
         goto fail;
     sbuf_free(&b);
     schema_counters_rows(&b);
+    schema_series(&b);
     rc = exec(d, b.s ? b.s : "");
     if (rc < 0)
         goto fail;
@@ -1318,6 +1321,7 @@ char *db_schema_sql(void)
     struct sbuf b = {0};
 
     schema_tables(&b);
+    schema_series(&b);
     for (int o = 0; o < OBJ_COUNT; o++)
         schema_all_view(&b, o, 1);
     if (schema_views(&b) < 0) {

@@ -114,6 +114,16 @@ void schema_tables(struct sbuf *b)
            "  name TEXT NOT NULL,\n"
            "  first_tick INTEGER,\n"
            "  UNIQUE (object, name)\n);\n"
+           /* One row per instance and counter with its path built once, so the views give
+            * `path` by a join and a filter on it is an index lookup, not a string built per row
+            * of every table. k is the counter's index in its object (its roll-up column). */
+           "CREATE TABLE IF NOT EXISTS series (\n"
+           "  id INTEGER PRIMARY KEY,\n"
+           "  inst INTEGER NOT NULL,\n"
+           "  k INTEGER NOT NULL,\n"
+           "  path TEXT NOT NULL,\n"
+           "  UNIQUE (inst, k)\n);\n"
+           "CREATE INDEX IF NOT EXISTS series_path ON series (path);\n"
            "CREATE TABLE IF NOT EXISTS counters (\n"
            "  object TEXT NOT NULL,\n"
            "  counter TEXT NOT NULL,\n"
@@ -194,21 +204,35 @@ static int counter_expr(struct sbuf *b, const struct object_def *od, const struc
     return 0;
 }
 
-/* The path of a counter as an SQL expression over i.name. */
-static void path_expr(struct sbuf *b, const struct object_def *od, const struct counter_def *c)
+/* The series rows of the instances that `where` selects (an SQL condition over i), from the
+ * counters table: every counter of the instance's object, with its path. */
+static void series_fill(struct sbuf *b, const char *where)
 {
-    char lit[256];
+    int first = 1;
 
-    if (od->single) {
-        snprintf(lit, sizeof(lit), "\\%s\\%s", od->name, c->name);
-        sbuf_sql_quote(b, lit);
-        return;
-    }
-    snprintf(lit, sizeof(lit), "\\%s(", od->name);
-    sbuf_sql_quote(b, lit);
-    sbuf_printf(b, " || i.name || ");
-    snprintf(lit, sizeof(lit), ")\\%s", c->name);
-    sbuf_sql_quote(b, lit);
+    sbuf_printf(b, "INSERT OR IGNORE INTO series (inst, k, path)\n"
+                   "  SELECT i.id, CAST(substr(c.rollup_column, 2) AS INTEGER), CASE WHEN c.object "
+                   "IN (");
+    for (int o = 0; o < OBJ_COUNT; o++)
+        if (counter_objects[o].single) {
+            sbuf_printf(b, "%s", first ? "" : ", ");
+            sbuf_sql_quote(b, counter_objects[o].name);
+            first = 0;
+        }
+    sbuf_printf(b,
+                ") THEN '\\' || c.object || '\\' || c.counter ELSE '\\' || c.object || '(' || "
+                "i.name || ')\\' || c.counter END\n"
+                "  FROM instances i JOIN counters c ON c.object = i.object WHERE %s;\n",
+                where);
+}
+
+void schema_series(struct sbuf *b)
+{
+    series_fill(b, "1");
+    sbuf_printf(b, "DROP TRIGGER IF EXISTS instances_series;\n"
+                   "CREATE TRIGGER instances_series AFTER INSERT ON instances BEGIN\n");
+    series_fill(b, "i.id = NEW.id");
+    sbuf_printf(b, "END;\n");
 }
 
 int schema_views(struct sbuf *b)
@@ -227,8 +251,7 @@ int schema_views(struct sbuf *b)
                         "%sSELECT t.t_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', t.t_ms / 1000.0, "
                         "'unixepoch'), t.interval_ms, ",
                         first ? "" : "UNION ALL\n");
-            path_expr(b, od, c);
-            sbuf_printf(b, ", ");
+            sbuf_printf(b, "s.path, ");
             sbuf_sql_quote(b, od->name);
             sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
             sbuf_sql_quote(b, c->name);
@@ -238,8 +261,8 @@ int schema_views(struct sbuf *b)
             sbuf_printf(
                 b,
                 "\n  FROM %s_all o JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = "
-                "o.inst\n",
-                od->table);
+                "o.inst JOIN series s ON s.inst = o.inst AND s.k = %zu\n",
+                od->table, k);
             first = 0;
         }
     }
@@ -261,15 +284,15 @@ int schema_views(struct sbuf *b)
                             "%sSELECT '%s', r.bucket_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', "
                             "r.bucket_ms / 1000.0, 'unixepoch'), ",
                             first ? "" : "UNION ALL\n", suffix);
-                path_expr(b, od, c);
-                sbuf_printf(b, ", ");
+                sbuf_printf(b, "s.path, ");
                 sbuf_sql_quote(b, od->name);
                 sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
                 sbuf_sql_quote(b, c->name);
                 sbuf_printf(b,
                             ", r.n, r." RC "_min, r." RC "_avg, r." RC "_max\n  FROM %s_%s r JOIN "
-                            "instances i ON i.id = r.inst\n",
-                            k, k, k, od->table, suffix);
+                            "instances i ON i.id = r.inst JOIN series s ON s.inst = r.inst AND "
+                            "s.k = %zu\n",
+                            k, k, k, od->table, suffix, k);
                 first = 0;
             }
         }

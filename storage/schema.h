@@ -44,7 +44,12 @@ void schema_all_view(struct sbuf *b, int obj, int chunked);
 void schema_tables(struct sbuf *b);
 /* Refill the `counters` table (path parts, unit, kind, roll-up column of every counter). */
 void schema_counters_rows(struct sbuf *b);
-/* DROP and CREATE the views counter_values and counter_rollups (after schema_all_view). */
+/* Give every instance a `series` row per counter of its object (after schema_counters_rows:
+ * counters added since the last open get theirs too), and (re)create the trigger that does the
+ * same for each new instance. Idempotent. */
+void schema_series(struct sbuf *b);
+/* DROP and CREATE the views counter_values and counter_rollups (after schema_all_view; their paths
+ * come from series). */
 int schema_views(struct sbuf *b);
 /* INSERT ... SELECT that rolls ticks (?1, ?2] of value table `i` up into its per-minute table. */
 int schema_rollup_minute(struct sbuf *b, int i);

@@ -302,38 +302,52 @@ static void test_versions(void)
     CHECK(strstr(err, "garbage.db") != NULL);
 }
 
+/* A database file in the test directory made from tests/fixtures/db/NAME.sql; its connection, or
+ * NULL. path receives the file's name. */
+static sqlite3 *fixture_db(const char *name, char *path, size_t cap)
+{
+    char sqlpath[512], file[64], *sql = NULL;
+    sqlite3 *conn = NULL;
+    FILE *f;
+    long len;
+
+    snprintf(sqlpath, sizeof(sqlpath), "%s/db/%s.sql", FIXTURES_DIR, name);
+    snprintf(file, sizeof(file), "%s.db", name);
+    path_in_dir(path, cap, file);
+    if (!(f = fopen(sqlpath, "rb")))
+        return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        !(sql = calloc(1, (size_t)len + 1)) || fread(sql, 1, (size_t)len, f) != (size_t)len)
+        goto out;
+    if (sqlite3_open(path, &conn) != SQLITE_OK ||
+        sqlite3_exec(conn, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        sqlite3_close(conn);
+        conn = NULL;
+    }
+out:
+    fclose(f);
+    free(sql);
+    return conn;
+}
+
 /* A version-1 database made by perflogd 0.1 (tests/fixtures/db/v1.sql) opens, keeps its data,
  * takes new ticks, reads back through the current views, and is upgraded to the current version:
  * the runs table has the columns the runs feature added (tests/unit/test_pdh_extra.c upgrades a
  * version-3 database). */
 static void test_old_version_fixture(void)
 {
-    char path[256], err[512], sqlpath[512];
+    char path[256], err[512];
     struct db *d;
     sqlite3 *conn;
     sqlite3_stmt *st;
-    FILE *f;
-    char *sql;
-    long len;
     unsigned seed = 9;
     struct tick *t;
 
-    snprintf(sqlpath, sizeof(sqlpath), "%s/db/v1.sql", FIXTURES_DIR);
-    f = fopen(sqlpath, "rb");
-    CHECK(f != NULL);
-    if (!f)
+    conn = fixture_db("v1", path, sizeof(path));
+    CHECK(conn != NULL);
+    if (!conn)
         return;
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    sql = calloc(1, (size_t)len + 1);
-    CHECK_INT(fread(sql, 1, (size_t)len, f), len);
-    fclose(f);
-    path_in_dir(path, sizeof(path), "v1.db");
-    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
-    CHECK_INT(sqlite3_exec(conn, sql, NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(conn);
-    free(sql);
 
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
     t = mk_tick(1895974000000LL, 1000, &seed, 0);
@@ -361,6 +375,128 @@ static void test_old_version_fixture(void)
     CHECK_INT(sqlite3_step(st), SQLITE_ROW);
     CHECK_INT(sqlite3_column_int(st, 0), 6);
     sqlite3_finalize(st);
+    sqlite3_close(conn);
+}
+
+/* Every row of `sql` on conn as text, one line per row, into a malloc'd string (NULL on error). */
+static char *rows_text(sqlite3 *conn, const char *sql)
+{
+    sqlite3_stmt *st;
+    char *out = NULL, *grown;
+    size_t len = 0, cap = 0;
+
+    if (sqlite3_prepare_v2(conn, sql, -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int c = 0; c < sqlite3_column_count(st); c++) {
+            char cell[512];
+            int n = sqlite3_column_type(st, c) == SQLITE_FLOAT
+                        ? snprintf(cell, sizeof(cell), "%.17g|", sqlite3_column_double(st, c))
+                        : snprintf(cell, sizeof(cell), "%s|",
+                                   (const char *)sqlite3_column_text(st, c)
+                                       ? (const char *)sqlite3_column_text(st, c)
+                                       : "NULL");
+
+            if (len + (size_t)n + 2 > cap) {
+                cap = (cap + (size_t)n + 2) * 2;
+                if (!(grown = realloc(out, cap)))
+                    break;
+                out = grown;
+            }
+            memcpy(out + len, cell, (size_t)n + 1);
+            len += (size_t)n;
+        }
+        if (out) {
+            out[len++] = '\n';
+            out[len] = 0;
+        }
+    }
+    sqlite3_finalize(st);
+    return out ? out : strdup("");
+}
+
+static const char *const v4_queries[] = {
+    /* every counter the file has values of (counters added since version 4 have rows without a
+     * value in the upgraded views: nothing to compare) */
+    "SELECT * FROM counter_values WHERE path IN (SELECT path FROM counter_values WHERE value IS "
+    "NOT NULL) ORDER BY path, t_ms",
+    "SELECT * FROM counter_rollups WHERE path IN (SELECT path FROM counter_rollups WHERE avg IS "
+    "NOT NULL) ORDER BY tier, path, bucket_ms",
+    "SELECT t_ms, value FROM counter_values WHERE path = '\\PhysicalDisk(vda)\\Disk Bytes/sec' "
+    "ORDER BY t_ms",
+    "SELECT t_ms, value FROM counter_values WHERE path = '\\Memory\\Dirty Bytes' ORDER BY t_ms",
+    "SELECT count(*) FROM counter_values WHERE path = '\\PhysicalDisk(nosuch)\\Disk Bytes/sec'",
+};
+#define V4_NQUERIES (sizeof(v4_queries) / sizeof(v4_queries[0]))
+
+/*
+ * A version-4 database (tests/fixtures/db/v4-vm.sql, the schema before `series`) opens, upgrades to
+ * the current version and answers the same queries as its own views did, value for value; a
+ * filter on path is then a lookup in series_path, and a new instance gets its series rows.
+ */
+static void test_v4_series(void)
+{
+    char path[256], err[512], *before[V4_NQUERIES], *plan;
+    struct db *d;
+    sqlite3 *conn;
+
+    conn = fixture_db("v4-vm", path, sizeof(path));
+    CHECK(conn != NULL);
+    if (!conn)
+        return;
+    for (size_t q = 0; q < V4_NQUERIES; q++)
+        before[q] = rows_text(conn, v4_queries[q]); /* through the version-4 views */
+    CHECK(before[0] && strlen(before[0]) > 1000);
+    CHECK(before[2] && strchr(before[2], '\n') != strrchr(before[2], '\n')); /* several rows */
+    CHECK_STR(before[4], "0|\n");
+    sqlite3_close(conn);
+
+    CHECK_INT(db_open(path, "vm", &d, err, sizeof(err)), 0);
+    db_close(d);
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    for (size_t q = 0; q < V4_NQUERIES; q++) {
+        char *after = rows_text(conn, v4_queries[q]);
+
+        CHECK(after && before[q] && strcmp(after, before[q]) == 0);
+        free(after);
+        free(before[q]);
+    }
+    plan = rows_text(conn, "SELECT user_version, (SELECT count(*) FROM series), (SELECT count(*) "
+                           "FROM instances i JOIN counters c ON c.object = i.object) FROM "
+                           "pragma_user_version");
+    CHECK(plan != NULL);
+    if (plan) {
+        int version = 0, series = 0, want = -1;
+
+        CHECK_INT(sscanf(plan, "%d|%d|%d|", &version, &series, &want), 3);
+        CHECK_INT(version, DB_SCHEMA_VERSION);
+        CHECK_INT(series, want);
+        CHECK(series > 100);
+    }
+    free(plan);
+    plan = rows_text(conn, "EXPLAIN QUERY PLAN SELECT value FROM counter_values WHERE path = "
+                           "'\\PhysicalDisk(vda)\\Disk Bytes/sec' AND t_ms BETWEEN 0 AND 1");
+    CHECK(plan && strstr(plan, "USING INDEX series_path (path=?)"));
+    free(plan);
+    /* a new instance (the writer's, or anyone's) gets one series row per counter of its object */
+    CHECK_INT(sqlite3_exec(conn,
+                           "INSERT INTO instances (object, name, first_tick) VALUES "
+                           "('PhysicalDisk', 'sdz', 1)",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    plan = rows_text(conn, "SELECT (SELECT count(*) FROM series s JOIN instances i ON i.id = "
+                           "s.inst WHERE i.name = 'sdz'), (SELECT count(*) FROM counters WHERE "
+                           "object = 'PhysicalDisk'), (SELECT count(*) FROM series WHERE path = "
+                           "'\\PhysicalDisk(sdz)\\Disk Bytes/sec')");
+    CHECK(plan != NULL);
+    if (plan) {
+        int got = -1, want = -2, one = 0;
+
+        CHECK_INT(sscanf(plan, "%d|%d|%d|", &got, &want, &one), 3);
+        CHECK_INT(got, want);
+        CHECK_INT(one, 1);
+    }
+    free(plan);
     sqlite3_close(conn);
 }
 
@@ -557,6 +693,7 @@ int main(void)
     test_locked();
     test_versions();
     test_old_version_fixture();
+    test_v4_series();
     test_size_cap();
     test_checkpoint();
     test_wal_budget();

@@ -1,6 +1,7 @@
 /*
  * test_live.c - the in-memory store of the newest ticks: order, capacity, references, ranges, and
- * the raw readings delta_tick keeps in each row for /metrics.
+ * the raw readings delta_tick keeps in each row for /metrics, and the keep window that lets go
+ * of written ticks.
  */
 #include "collectors/model/delta.h"
 #include "storage/query/live.h"
@@ -111,6 +112,86 @@ static void test_threads(void)
     live_free(l);
 }
 
+/* The wall times held, oldest first, as "1,2,3" (seconds). */
+static const char *held(struct live *l, char *buf, size_t cap)
+{
+    struct tick *out[64];
+    size_t n = live_range(l, INT64_MIN, INT64_MAX, out, 64, NULL), len = 0;
+
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        len += (size_t)snprintf(buf + len, cap - len, "%s%lld", i ? "," : "",
+                                (long long)(out[i]->wall_ms / 1000));
+        tick_free(out[i]);
+    }
+    return buf;
+}
+
+/*
+ * With a keep window, a tick leaves once nobody else holds it (the queue and the writer hold it
+ * until it is committed) and it is older than the window; only from the oldest end, so a tick
+ * still held blocks the newer ones behind it and the ring stays consecutive.
+ */
+static void test_keep(void)
+{
+    struct live *l = live_new(64);
+    struct tick *t[12], *out[4];
+    char buf[256];
+    int64_t oldest;
+
+    live_set_keep(l, 2000); /* the ticks of the last 2 s, and the newest */
+    for (int i = 1; i <= 6; i++) {
+        t[i] = mk(i * 1000); /* the test holds a reference, as the queue would */
+        live_publish_ref(l, t[i]);
+    }
+    CHECK_STR(held(l, buf, sizeof(buf)), "1,2,3,4,5,6"); /* all unwritten: all kept */
+    tick_free(t[2]);                                     /* "written", but 1 is not yet */
+    t[7] = mk(7000);
+    live_publish_ref(l, t[7]);
+    CHECK_STR(held(l, buf, sizeof(buf)), "1,2,3,4,5,6,7");
+    tick_free(t[1]);
+    tick_free(t[3]);
+    tick_free(t[5]); /* 4 is still held: 5 stays behind it */
+    t[8] = mk(8000);
+    live_publish_ref(l, t[8]);
+    CHECK_STR(held(l, buf, sizeof(buf)), "4,5,6,7,8");
+    CHECK_INT(live_range(l, 0, INT64_MAX, out, 1, &oldest), 1);
+    CHECK_INT(oldest, 4000);
+    /* a reader's reference only delays the pruning */
+    tick_free(t[4]);
+    tick_free(t[6]);
+    tick_free(t[7]);
+    tick_free(t[8]); /* 6, 7, 8: 6 is older than 8 - 2 s, 7 and 8 are inside the window */
+    t[9] = mk(9000);
+    live_publish_ref(l, t[9]); /* out[0] (tick 4) is still the reader's */
+    CHECK_STR(held(l, buf, sizeof(buf)), "4,5,6,7,8,9");
+    tick_free(out[0]);
+    t[11] = live_latest(l); /* a reader's lock prunes too */
+    CHECK(t[11] == t[9]);
+    tick_free(t[11]);
+    tick_free(t[9]); /* the newest: kept whatever holds it */
+    CHECK_STR(held(l, buf, sizeof(buf)), "7,8,9");
+    /* a gap longer than the window: only the newest stays */
+    t[10] = mk(60000);
+    live_publish_ref(l, t[10]);
+    tick_free(t[10]);
+    CHECK_STR(held(l, buf, sizeof(buf)), "60");
+    t[11] = live_latest(l);
+    CHECK(t[11] && t[11]->wall_ms == 60000);
+    tick_free(t[11]);
+    live_free(l);
+
+    /* without a window (the default) the capacity alone decides, as test_ring shows */
+    l = live_new(3);
+    for (int i = 1; i <= 4; i++) {
+        t[i] = mk(i * 1000);
+        live_publish_ref(l, t[i]);
+        tick_free(t[i]);
+    }
+    CHECK_STR(held(l, buf, sizeof(buf)), "2,3,4");
+    live_free(l);
+}
+
 static void test_raw_readings(void)
 {
     struct delta_state *d = delta_new();
@@ -151,6 +232,7 @@ int main(void)
 {
     test_ring();
     test_threads();
+    test_keep();
     test_raw_readings();
     return tl_done();
 }

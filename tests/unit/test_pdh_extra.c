@@ -5,7 +5,7 @@
  * resolution and the API handlers (/counters, /data raw and roll-up tiers, /latest, /export,
  * /metrics), with the newest ticks from memory; gaps stay gaps; roll-ups against values computed
  * from the raw ones; retention and the size cap prune them with the rest; and a version-3
- * database (tests/fixtures/db/v3.sql) read as it is, then upgraded to version 4.
+ * database (tests/fixtures/db/v3.sql) read as it is, then upgraded to the current version.
  */
 #include "collectors/model/delta.h"
 #include "storage/db.h"
@@ -740,8 +740,8 @@ static void test_hours(void)
 
 /* ---- a version-3 database ---- */
 
-/* Read as it is (no extras, no error), then opened by the writer: upgraded to version 4, its data
- * kept, extras stored and shown by the views next to the old rows. */
+/* Read as it is (no extras, no error), then opened by the writer: upgraded to the current version,
+ * its data kept, extras stored and shown by the views next to the old rows. */
 static void test_v3(void)
 {
     struct pattern pat;
