@@ -10,6 +10,7 @@
  */
 #include "cli.h"
 #include "cli_os.h"
+#include "report_verdict.h"
 #include "run.h"
 #include "run_child.h"
 #include "term_escape.h"
@@ -583,6 +584,7 @@ static json_t *collect_report(struct session *s, json_t *main_run, double deadli
             json_decref(run);
         }
         json_object_set_new(rep, "peers", peers);
+        verdict_apply_peers(rep);
     }
     return rep;
 }

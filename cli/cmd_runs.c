@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "peer_url.h"
+#include "report_verdict.h"
 #include "run.h"
 #include "term_escape.h"
 
@@ -204,6 +205,7 @@ static void add_peers(const struct cli *c, const struct run_peer_tokens *tokens,
             json_array_append_new(peers, peer_entry(c, tokens, json_string_value(name)));
     }
     json_object_set_new(rep, "peers", peers);
+    verdict_apply_peers(rep);
 }
 
 int cmd_report(const struct cli *c, int argc, char **argv)

@@ -34,9 +34,16 @@ static int in_window(const struct verdict_in *in, size_t i)
     return in->t_ms[i] > in->from_ms && (double)in->t_ms[i] - iv * 1000.0 < (double)in->to_ms;
 }
 
+/* The seconds of tick i inside the window: a tick that straddles the start or the end counts
+ * for its part, so that the idle part of its second does not dilute a short run's averages. */
 static double tick_s(const struct verdict_in *in, size_t i)
 {
-    return in->iv_s && in->iv_s[i] > 0 ? in->iv_s[i] : 1.0;
+    double iv = in->iv_s && in->iv_s[i] > 0 ? in->iv_s[i] : 1.0;
+    double to = (double)in->t_ms[i], from = to - iv * 1000.0;
+
+    from = from < (double)in->from_ms ? (double)in->from_ms : from;
+    to = to > (double)in->to_ms ? (double)in->to_ms : to;
+    return to > from ? (to - from) / 1000.0 : 0.0;
 }
 
 /* The series of "\Object(inst)\counter" (inst NULL: a single-instance object), or NULL. */
@@ -158,8 +165,9 @@ static void disk_one(const struct verdict_in *in, const char *d, struct cand *c)
     if (isnan(busy.avg))
         return;
     q = stat_of(in, qv, VERDICT_BUSY * q.peak);
-    /* A queue held at its highest for most of the window: the device took no more. */
-    at_ceiling = q.peak >= 1.0 && q.secs > 0 && q.secs_at >= 0.5 * q.secs;
+    /* A queue held at its highest for most of the window (and for some seconds, so that one
+     * tick is not a ceiling): the device took no more. */
+    at_ceiling = q.peak >= 1.0 && q.secs_at >= VERDICT_QUEUE_S && q.secs_at >= 0.5 * q.secs;
     c->limit = "disk";
     snprintf(c->inst, sizeof(c->inst), "%s", d);
     c->util = busy.avg / 100.0;
@@ -356,8 +364,8 @@ static void tool_cand(const struct verdict_in *in, struct cand *c)
     evidence(c, "tree_io_bytes", in->tree_io_bytes, "bytes", cpu.secs);
 }
 
-/* The dirty limit and the point above which writers are throttled, for tick i. */
-static void dirty_limits(const struct verdict_in *in, size_t i, double *thresh, double *freerun)
+/* The dirty limit and the floor of the band in which the kernel holds writers, for tick i. */
+static void dirty_limits(const struct verdict_in *in, size_t i, double *thresh, double *floor)
 {
     const double *tv = find(in, "Memory", NULL, "Dirty Threshold Bytes");
     const double *bv = find(in, "Memory", NULL, "Dirty Background Threshold Bytes");
@@ -365,25 +373,29 @@ static void dirty_limits(const struct verdict_in *in, size_t i, double *thresh, 
     double b = bv && !isnan(bv[i]) ? bv[i] : in->dirty_background_threshold_bytes;
 
     /* mm/page-writeback.c, domain_dirty_limits(): a background limit at or above the limit is
-     * halved; balance_dirty_pages() lets writers run freely below the midpoint of the two. */
+     * halved. From the background limit up the flusher writes, and balance_dirty_pages()
+     * pauses the writers from the midpoint of the two limits up: a writer faster than the
+     * device holds the level in that band (measured: 8-14 MiB with limits of 8 and 16 MiB,
+     * sampled every 100 ms). A tick within VERDICT_BUSY of the background limit or above
+     * counts as throttled. */
     if (isfinite(t) && (!isfinite(b) || b >= t))
         b = t / 2.0;
     *thresh = t;
-    *freerun = isfinite(t) ? (t + b) / 2.0 : NAN;
+    *floor = isfinite(t) ? VERDICT_BUSY * b : NAN;
 }
 
-/* Whether tick i had Dirty + Writeback at or above the free-run point; -1: not known. */
+/* Whether tick i had Dirty + Writeback in the throttling band; -1: not known. */
 static int throttled_tick(const struct verdict_in *in, size_t i, double *level, double *thresh)
 {
     const double *d = find(in, "Memory", NULL, "Dirty Bytes");
     const double *w = find(in, "Memory", NULL, "Writeback Bytes");
-    double freerun;
+    double floor;
 
-    dirty_limits(in, i, thresh, &freerun);
-    if (!d || isnan(d[i]) || !isfinite(freerun))
+    dirty_limits(in, i, thresh, &floor);
+    if (!d || isnan(d[i]) || !isfinite(floor))
         return -1;
     *level = d[i] + (w && !isnan(w[i]) ? w[i] : 0);
-    return *level >= freerun;
+    return *level >= floor;
 }
 
 static void writeback_cand(const struct verdict_in *in, struct cand *c)
@@ -402,7 +414,7 @@ static void writeback_cand(const struct verdict_in *in, struct cand *c)
             peak = level / th, thresh = th;
     }
     c->limit = "writeback";
-    c->util = peak;
+    c->util = secs > 0 ? at / secs : NAN; /* the share of the window spent throttled */
     c->rule = "throttled at the dirty threshold";
     c->hit = secs > 0 && at >= VERDICT_THROTTLED * secs;
     if (!c->hit && isfinite(in->tail_ms) && in->tail_ms > run_s * 1000.0) {
@@ -411,6 +423,7 @@ static void writeback_cand(const struct verdict_in *in, struct cand *c)
     }
     evidence(c, "throttled_seconds", secs > 0 ? at : NAN, "s", at);
     evidence(c, "dirty_threshold_bytes", thresh, "bytes", secs);
+    evidence(c, "peak_dirty_share_of_threshold", peak, "", secs);
     evidence(c, "tail_ms", in->tail_ms, "ms", isfinite(in->tail_ms) ? in->tail_ms / 1000.0 : 0);
     evidence(c, "pressure_io_some_pct", psi.avg, "%", psi.secs);
 }
@@ -648,7 +661,8 @@ static json_t *phases_json(const struct verdict_in *in)
 
         if (!in_window(in, i))
             continue;
-        from = in->t_ms[i] - (int64_t)llround(tick_s(in, i) * 1000.0);
+        from = in->t_ms[i] -
+               (int64_t)llround((in->iv_s && in->iv_s[i] > 0 ? in->iv_s[i] : 1.0) * 1000.0);
         from = from < in->from_ms ? in->from_ms : from;
         to = in->t_ms[i] > in->to_ms ? in->to_ms : in->t_ms[i];
         tick_limit(in, i, &limit, inst, sizeof(inst));
@@ -720,4 +734,13 @@ json_t *verdict_with_peers(json_t *own, const json_t *peers)
         return v;
     }
     return json_incref(own);
+}
+
+void verdict_apply_peers(json_t *report)
+{
+    json_t *own = json_object_get(report, "verdict");
+
+    if (json_is_object(own))
+        json_object_set_new(report, "verdict",
+                            verdict_with_peers(own, json_object_get(report, "peers")));
 }

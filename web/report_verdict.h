@@ -49,6 +49,7 @@ struct verdict_in {
 
 /* The thresholds of the rules (docs/report.md lists them). */
 #define VERDICT_BUSY          0.90 /* disk busy, wire share, core busy, tool at one core */
+#define VERDICT_QUEUE_S       5.0  /* seconds a disk's queue must hold at its ceiling */
 #define VERDICT_IDLE          0.50 /* "the others idle": every other core below this */
 #define VERDICT_PER_FILE      0.50 /* share of the run that was not moving bytes */
 #define VERDICT_MIN_FILES     100  /* per-file overhead is judged from this many files up */
@@ -73,5 +74,9 @@ json_t *verdict_compute(const struct verdict_in *in);
  * the verdict to show (`own` itself when nothing changes).
  */
 json_t *verdict_with_peers(json_t *own, const json_t *peers);
+
+/* Replace report["verdict"] by verdict_with_peers(it, report["peers"]); for whoever fills the
+ * peers' reports in (the client). A report without a verdict is left alone. */
+void verdict_apply_peers(json_t *report);
 
 #endif
