@@ -1389,14 +1389,28 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     report_io_add(r, run);
     json_object_set_new(r, "peers", json_array());
     {
-        struct report_verdict_src vs = {set.s,         set.n,
-                                        &res,          iv,
-                                        tc.pct,        tc.top[0] ? tc.top : NULL,
-                                        run->start_ms, end_ms,
-                                        tail_to_ms,    run->end_ms >= 0,
-                                        NULL,          0};
+        int64_t cal_id = -1;
+        char *cal_text = NULL;
+        json_t *cal = rd && reader_labelled_report(rd, REPORT_CALIBRATION_LABEL, run->start_ms,
+                                                   &cal_id, &cal_text) == 0
+                          ? json_loads(cal_text, 0, NULL)
+                          : NULL;
+        struct report_verdict_src vs = {.s = set.s,
+                                        .ns = set.n,
+                                        .res = &res,
+                                        .iv_s = iv,
+                                        .tree_cpu_pct = tc.pct,
+                                        .tree_top = tc.top[0] ? tc.top : NULL,
+                                        .start_ms = run->start_ms,
+                                        .end_ms = end_ms,
+                                        .tail_to_ms = tail_to_ms,
+                                        .ended = run->end_ms >= 0,
+                                        .calibration = cal,
+                                        .calibration_id = cal_id};
 
         report_verdict_add(r, &vs);
+        json_decref(cal);
+        free(cal_text);
     }
 out:
     free(tc.pct);

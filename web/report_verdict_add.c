@@ -5,6 +5,7 @@
 #include "report_verdict_add.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,8 +67,36 @@ static double tail_ms_of(const json_t *r)
     return durable_ms - 1000.0 * duration_s;
 }
 
+#define CEIL_MAX 64
+
+/* The ceilings a calibration run measured: each interface's busier direction's peak second. */
+static size_t ceilings(const struct report_verdict_src *src, struct verdict_ceiling *c,
+                       char (*source)[64])
+{
+    const json_t *e;
+    size_t i, n = 0;
+
+    json_array_foreach(json_object_get(src->calibration, "interfaces"), i, e)
+    {
+        double rx = num(e, "peak_rx_bytes_per_s", NULL), tx = num(e, "peak_tx_bytes_per_s", NULL);
+        double top = isnan(rx) || tx > rx ? tx : rx;
+        const char *name = json_string_value(json_object_get(e, "instance"));
+
+        if (n == CEIL_MAX || !name || !(top > 0))
+            continue;
+        snprintf(source[n], sizeof(source[n]), "calibration run %lld",
+                 (long long)src->calibration_id);
+        c[n] = (struct verdict_ceiling){name, top, source[n]};
+        n++;
+    }
+    return n;
+}
+
 void report_verdict_add(json_t *r, const struct report_verdict_src *src)
 {
+    struct verdict_ceiling ceil[CEIL_MAX];
+    char source[CEIL_MAX][64];
+    size_t nceil = ceilings(src, ceil, source);
     struct verdict_series *vs = calloc(src->ns ? src->ns : 1, sizeof(*vs));
     char(*paths)[PDH_PATH_MAX] = calloc(src->ns ? src->ns : 1, sizeof(*paths));
     struct verdict_in in = {0};
@@ -92,8 +121,8 @@ void report_verdict_add(json_t *r, const struct report_verdict_src *src)
                              .tree_cpu_pct = src->tree_cpu_pct,
                              .tree_top = src->tree_top,
                              .tree_io_bytes = io,
-                             .ceil = src->ceil,
-                             .nceil = src->nceil,
+                             .ceil = ceil,
+                             .nceil = nceil,
                              .files = num(r, "payload", "files"),
                              .payload_bytes = num(r, "payload", "bytes"),
                              .packets = wire_packets(r),

@@ -28,9 +28,14 @@ struct report_verdict_src {
     const char *tree_top;       /* its busiest process by CPU ("gzip:42"), may be NULL */
     int64_t start_ms, end_ms, tail_to_ms;
     int ended; /* the run has ended: its tail has a verdict */
-    const struct verdict_ceiling *ceil;
-    size_t nceil;
+    /* The report of the newest earlier run labelled REPORT_CALIBRATION_LABEL (NULL: none): the
+     * busier direction's peak second of each of its interfaces is that interface's ceiling
+     * when it has no link speed (loopback, veth). */
+    const json_t *calibration;
+    int64_t calibration_id;
 };
+
+#define REPORT_CALIBRATION_LABEL "calibration"
 
 /*
  * Add "verdict" and "tail_verdict" (null while the run has not ended) to report r, which must
