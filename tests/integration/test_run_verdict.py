@@ -2,7 +2,7 @@
 """The run report's verdict on real runs whose limit is known by construction, each checked
 against the test's own reading of /proc:
 
-- an idle `sleep 3`: no limit found (the test's CPU and disk readings show nothing busy);
+- an idle `sleep 5`: no limit found (the test's CPU and disk readings show nothing busy);
 - `gzip -9` of a cached file into /dev/null: the tool, CPU-bound at one thread (the test's
   rusage of the run's children: CPU seconds at least 85% of the wall time);
 - an O_DIRECT dd onto a loop device of the test's own: the disk, that device (one request is
@@ -70,9 +70,9 @@ def text_report(d, run_id):
 
 def idle(d):
     t0, c0 = time.monotonic(), os.times()
-    rep, v = perflog_run(d, "idle", ["sleep", "3"])
-    check(v.get("limit") == "none", f"sleep 3: no single limit found, got {v.get('limit')}")
-    check(len(v.get("top") or []) == 3, f"sleep 3: the top three utilisations: {v.get('top')}")
+    rep, v = perflog_run(d, "idle", ["sleep", "5"])
+    check(v.get("limit") == "none", f"sleep 5: no single limit found, got {v.get('limit')}")
+    check(len(v.get("top") or []) == 3, f"sleep 5: the top three utilisations: {v.get('top')}")
     c1 = os.times()
     child = (c1.children_user + c1.children_system) - (c0.children_user + c0.children_system)
     check(child < 0.2 * (time.monotonic() - t0), f"the test's own reading: sleep used {child:.2f} "
