@@ -69,10 +69,14 @@ static void one(FILE *f, const char *what, const json_t *v)
         fprintf(f, " %s", term_escape(inst, esc, sizeof(esc)));
     if (isfinite(util))
         fprintf(f, " at %s of its limit", cli_format_pct(100.0 * util, p, sizeof(p)));
-    if (limit && strcmp(limit, "none") == 0)
-        list = json_object_get(v, "top");
-    fprintf(f, " (%s",
+    if (limit && strcmp(limit, "none") == 0) {
+        list = json_object_get(v, "top"); /* the answer when no rule held */
+        fprintf(f, " (highest");
+    } else {
+        fprintf(
+            f, " (%s",
             term_escape(cli_json_str(v, "rule") ? cli_json_str(v, "rule") : "-", esc, sizeof(esc)));
+    }
     json_array_foreach(list, i, e)
     {
         if (shown == EVIDENCE_SHOWN)

@@ -42,6 +42,15 @@ def diskstats(dev):
     raise KeyError(dev)
 
 
+def heavy_cgroup():
+    """A cpu cgroup (v1) of the largest weight: the other processes of a shared machine are in
+    other cgroups, where nice does not reach. The caller removes it (os.rmdir) once empty."""
+    cg = tempfile.mkdtemp(prefix="perflog-it-verdict-", dir=CPU_CG)
+    with open(os.path.join(cg, "cpu.shares"), "w") as f:
+        f.write("262144")
+    return cg
+
+
 def perflog_run(d, label, cmd, extra=()):
     env = {k: v for k, v in os.environ.items() if k != "PERFLOG_TOKEN"}
     env["PERFLOG_SERVER"] = d.url
@@ -89,11 +98,8 @@ def tool(d, work):
         f.write(os.urandom(200 << 20))
     subprocess.run(["cat", src], stdout=subprocess.DEVNULL, check=True)  # cached
     r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
-    # A cpu cgroup of the largest weight: on a shared machine the other processes (in other
-    # cgroups, where nice does not reach) would take the core, and the limit would be them
-    cg = tempfile.mkdtemp(prefix="perflog-it-verdict-", dir=CPU_CG)
-    with open(os.path.join(cg, "cpu.shares"), "w") as f:
-        f.write("262144")
+    # On a shared machine the other processes would take the core, and the limit would be them
+    cg = heavy_cgroup()
     try:
         rep, v = perflog_run(d, "gzip", ["sh", "-c", f"echo $$ > {cg}/cgroup.procs && "
                                                      f"gzip -9 -c {src} > /dev/null"])
@@ -128,13 +134,20 @@ def direct(d, work, raw, under):
 
 def direct_run(d, raw, dev):
     shm = tempfile.mkdtemp(prefix="perflog-it-verdict-", dir="/dev/shm")
-    # Two writers for 6 s onto the raw device, so that a request is always in flight (one dd
-    # leaves a gap between its requests), whatever the device's speed. The script copies
-    # /proc/diskstats around them: the ground truth spans the writes.
-    dd = f"timeout 10 dd if=/dev/zero of={raw} bs=1M count=1000 seek=%d oflag=direct status=none"
-    script = (f"cat /proc/diskstats > {shm}/a; date +%s.%N > {shm}/t0; ({dd % 0}) & "
-              f"({dd % 1000}); wait; date +%s.%N > {shm}/t1; cat /proc/diskstats > {shm}/b; true")
-    rep, v = perflog_run(d, "direct", ["sh", "-c", script])
+    # Four writers for 10 s onto the raw device, so that a request is always in flight (one dd
+    # leaves a gap between its requests, longer while it waits for a CPU of a shared machine:
+    # so they run in a cpu cgroup of the largest weight), whatever the device's speed. The
+    # script copies /proc/diskstats around them: the ground truth spans the writes.
+    dd = f"timeout 10 dd if=/dev/zero of={raw} bs=1M count=250 seek=%d oflag=direct status=none"
+    writers = " & ".join(f"({dd % (250 * i)})" for i in range(4))
+    cg = heavy_cgroup()
+    script = (f"echo $$ > {cg}/cgroup.procs && cat /proc/diskstats > {shm}/a; "
+              f"date +%s.%N > {shm}/t0; {writers}; wait; date +%s.%N > {shm}/t1; "
+              f"cat /proc/diskstats > {shm}/b; true")
+    try:
+        rep, v = perflog_run(d, "direct", ["sh", "-c", script])
+    finally:
+        os.rmdir(cg)
 
     def busy_ms(name):
         with open(os.path.join(shm, name)) as f:
