@@ -164,6 +164,11 @@ def direct_run(d, raw, dev):
     check(busy >= 0.9, f"the test's own reading: {dev} was busy {busy:.0%} of the writes")
     check(v.get("limit") == "disk", f"O_DIRECT dd: the disk, got {v.get('limit')}")
     check(v.get("instance") == dev, f"the disk is {dev}: {v.get('instance')}")
+    lines = text_report(d, rep["id"]).splitlines()
+    for ln in lines[:8]:
+        print(f"#   {ln}")
+    check(any(ln.startswith(f"  limit         a disk {dev} at ") for ln in lines[:6]),
+          "the text report's first lines name the disk")
 
 
 def per_file(d, mnt, loop):
