@@ -708,8 +708,14 @@ json_t *verdict_with_peers(json_t *own, const json_t *peers)
     size_t i;
 
     const char *own_limit = json_string_value(json_object_get(own, "limit"));
+    const char *own_rule = json_string_value(json_object_get(own, "rule"));
+    /* A tool that idled while it moved data was waiting for something: the peer's limit, when
+     * the peer names one, is what it waited for. */
+    int weak = own_limit &&
+               (strcmp(own_limit, "none") == 0 || (strcmp(own_limit, "tool") == 0 && own_rule &&
+                                                   strcmp(own_rule, "idle waiting") == 0));
 
-    if (!own_limit || strcmp(own_limit, "none") != 0)
+    if (!weak)
         return json_incref(own);
     json_array_foreach(peers, i, p)
     {

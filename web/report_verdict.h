@@ -69,7 +69,8 @@ json_t *verdict_compute(const struct verdict_in *in);
 
 /*
  * The run's verdict with its peers' reports (the array of report.peers: {"url", "report"}):
- * when the run itself found no single limit and a peer's verdict names one, the limit is
+ * when the run itself found no single limit, or only its tool idling while it moved data, and a
+ * peer's verdict names one, the limit is
  * "remote", with the peer's limit, instance and url in the evidence. Returns a new reference to
  * the verdict to show (`own` itself when nothing changes).
  */

@@ -534,6 +534,16 @@ static void test_peers(void)
                   json_object_get(json_array_get(json_object_get(v, "evidence"), 0), "value")),
               "disk");
     json_decref(v);
+    /* a tool that idled waiting was waiting for the peer */
+    json_object_set_new(own, "limit", json_string("tool"));
+    json_object_set_new(own, "rule", json_string("idle waiting"));
+    v = verdict_with_peers(own, peers);
+    CHECK_STR(limit_of(v), "remote");
+    json_decref(v);
+    json_object_set_new(own, "rule", json_string("CPU-bound at one thread"));
+    v = verdict_with_peers(own, peers);
+    CHECK_STR(limit_of(v), "tool");
+    json_decref(v);
     /* a run with its own limit keeps it */
     json_object_set_new(own, "limit", json_string("wire"));
     v = verdict_with_peers(own, peers);
