@@ -633,8 +633,11 @@ static void tick_limit(const struct verdict_in *in, size_t i, const char **limit
             u = in->s[k].v[i] / 100.0;
             l = "disk";
         }
-        if (l && isfinite(u) && u >= VERDICT_BUSY && u > best &&
-            (strcmp(l, "wire") == 0 || strcmp(*limit, "wire") != 0)) {
+        /* the wire before a disk, as in the window's order; the busiest of a kind */
+        if (l && isfinite(u) && u >= VERDICT_BUSY &&
+            ((strcmp(l, *limit) == 0 && u > best) ||
+             (strcmp(l, "wire") == 0 && strcmp(*limit, "wire") != 0) ||
+             strcmp(*limit, "none") == 0)) {
             best = u;
             *limit = l;
             snprintf(inst, cap, "%s", name);

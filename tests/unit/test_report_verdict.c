@@ -517,6 +517,25 @@ static void test_phases(void)
     CHECK_INT(json_integer_value(json_object_get(json_array_get(ph, 1), "to_ms")), T0 + 10000);
     CHECK_STR(limit_of(v), "none"); /* 60 % busy over the window */
     json_decref(v);
+
+    /* a second busier disk takes the seconds; the wire at its ceiling takes them from both */
+    {
+        double *b2 = fx_add(&f, "\\PhysicalDisk(vdb)\\% Disk Time", 95);
+        double *rx = f.v[7];
+
+        for (int i = 0; i < 4; i++)
+            b2[i] = 0;
+        CHECK_STR(f.path[7], "\\Network Interface(eth0)\\Bytes Received/sec");
+        rx[NT - 1] = 0.95 * 125e6; /* eth0's Current Bandwidth is 1 Gbit/s */
+        f.in.from_ms = T0;
+        v = run(&f);
+        ph = json_object_get(v, "phases");
+        CHECK_INT(json_array_size(ph), 3);
+        CHECK_STR(json_string_value(json_object_get(json_array_get(ph, 1), "instance")), "vda");
+        CHECK_STR(json_string_value(json_object_get(json_array_get(ph, 2), "limit")), "wire");
+        CHECK_INT(json_integer_value(json_object_get(json_array_get(ph, 2), "from_ms")), T0 + 9000);
+        json_decref(v);
+    }
 }
 
 static void test_peers(void)
