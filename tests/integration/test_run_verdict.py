@@ -95,7 +95,7 @@ def idle(d):
 def tool(d, work):
     src = os.path.join(work, "random.bin")
     with open(src, "wb") as f:
-        f.write(os.urandom(200 << 20))
+        f.write(os.urandom(320 << 20))
     subprocess.run(["cat", src], stdout=subprocess.DEVNULL, check=True)  # cached
     r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
     # On a shared machine the other processes would take the core, and the limit would be them
