@@ -181,16 +181,19 @@ static void disk_one(const struct verdict_in *in, const char *d, struct cand *c)
     evidence(c, "pressure_io_some_pct", psi.avg, "%", psi.secs);
 }
 
-static void disk_cand(const struct verdict_in *in, struct cand *best)
+/* The best candidate of `one` over every instance that has a series "\obj(INST)\counter". */
+static void each_cand(const struct verdict_in *in, const char *obj, const char *counter,
+                      void (*one)(const struct verdict_in *, const char *, struct cand *),
+                      struct cand *best)
 {
-    char d[INST_MAX];
+    char inst[INST_MAX];
 
     for (size_t k = 0; k < in->ns; k++) {
         struct cand c = {0};
 
-        if (!instance_of(in, k, "PhysicalDisk", "% Disk Time", d, sizeof(d)))
+        if (!instance_of(in, k, obj, counter, inst, sizeof(inst)))
             continue;
-        disk_one(in, d, &c);
+        one(in, inst, &c);
         cand_take(best, &c);
     }
 }
@@ -253,20 +256,6 @@ static void wire_one(const struct verdict_in *in, const char *nic, struct cand *
     evidence(c, "peak_bytes_per_s", peak, "bytes/s", 1);
     snprintf(fig, sizeof(fig), "ceiling_bytes_per_s (%s)", source ? source : "no link speed");
     evidence(c, fig, ceil, "bytes/s", at);
-}
-
-static void wire_cand(const struct verdict_in *in, struct cand *best)
-{
-    char nic[INST_MAX];
-
-    for (size_t k = 0; k < in->ns; k++) {
-        struct cand c = {0};
-
-        if (!instance_of(in, k, "Network Interface", "Bytes Received/sec", nic, sizeof(nic)))
-            continue;
-        wire_one(in, nic, &c);
-        cand_take(best, &c);
-    }
 }
 
 /* The kind of a core's busy time, and for softirq which one (by the counters when present). */
@@ -535,8 +524,8 @@ static void candidates(const struct verdict_in *in, struct cand *c)
     per_file_cand(in, &c[C_PER_FILE]);
     writeback_cand(in, &c[C_WRITEBACK]);
     retrans_cand(in, &c[C_RETRANS]);
-    wire_cand(in, &c[C_WIRE]);
-    disk_cand(in, &c[C_DISK]);
+    each_cand(in, "Network Interface", "Bytes Received/sec", wire_one, &c[C_WIRE]);
+    each_cand(in, "PhysicalDisk", "% Disk Time", disk_one, &c[C_DISK]);
     tool_cand(in, &c[C_TOOL]);
     core_cand(in, &c[C_CORE]);
 }
