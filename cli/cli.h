@@ -41,6 +41,7 @@ int cmd_typeperf(const struct cli *c, int argc, char **argv);
 int cmd_run(const struct cli *c, int argc, char **argv);
 int cmd_runs(const struct cli *c, int argc, char **argv);
 int cmd_report(const struct cli *c, int argc, char **argv);
+int cmd_compare(const struct cli *c, int argc, char **argv);
 
 /*
  * How many of the patterns pats[0..n) match no counter of the daemon (GET /api/v1/counters), each
@@ -123,6 +124,11 @@ int cli_parse_time(const char *cmd, const char *opt, const char *s, int64_t now_
 /* Both ends, and from <= to; 0 or CLI_EXIT_USAGE after a message (times in ISO 8601). */
 int cli_time_range(const char *cmd, const char *from, const char *to, int utc, int64_t *from_ms,
                    int64_t *to_ms);
+struct tz_zone;
+/* cli_time_range with the local forms read in zone (tz.h) when it is not NULL (export --tz
+ * Europe/Paris), the errors' times in it too. */
+int cli_time_range_in(const char *cmd, const char *from, const char *to, int utc,
+                      const struct tz_zone *zone, int64_t *from_ms, int64_t *to_ms);
 /* Add name=TIME to the URL: the typed text when the server reads it the same ("now", "-10m"),
  * else the instant as Unix seconds. 0 or -ENOMEM. */
 int cli_query_time(char **target, const char *name, const char *typed, int64_t ms);

@@ -48,4 +48,14 @@ int cli_path_size(const char *path, int64_t *bytes, int64_t *files, char *err, s
  */
 int cli_db_reason(const char *path, char *buf, size_t cap);
 
+/*
+ * perflog run --cold: empty the page cache before a run, so that it reads from the devices.
+ * cli_cold_check says whether this process can (Linux as root, with a writable
+ * /proc/sys/vm/drop_caches): 0, or -1 with the reason in err. cli_cold_drop writes the dirty data
+ * out (sync) and then drops the clean page cache, dentries and inodes ("3", Documentation/
+ * admin-guide/sysctl/vm.rst): 0, or -1 with the reason in err.
+ */
+int cli_cold_check(char *err, size_t cap);
+int cli_cold_drop(char *err, size_t cap);
+
 #endif

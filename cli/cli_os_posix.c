@@ -4,6 +4,7 @@
 #include "cli_os.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
@@ -129,4 +130,38 @@ int cli_db_reason(const char *path, char *buf, size_t cap)
         return 1;
     }
     return 0;
+}
+
+#define DROP_CACHES "/proc/sys/vm/drop_caches"
+
+int cli_cold_check(char *err, size_t cap)
+{
+    if (geteuid() != 0) {
+        snprintf(err, cap, "--cold needs root: it writes " DROP_CACHES " (run it with sudo)");
+        return -1;
+    }
+    if (access(DROP_CACHES, W_OK) != 0) {
+        snprintf(err, cap, "--cold: " DROP_CACHES " is not writable: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int cli_cold_drop(char *err, size_t cap)
+{
+    int fd;
+    ssize_t w;
+
+    /* drop_caches frees clean pages only: the dirty ones must be written first */
+    sync();
+    fd = open(DROP_CACHES, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, cap, DROP_CACHES ": %s", strerror(errno));
+        return -1;
+    }
+    w = write(fd, "3\n", 2);
+    if (w != 2)
+        snprintf(err, cap, DROP_CACHES ": %s", w < 0 ? strerror(errno) : "short write");
+    close(fd);
+    return w == 2 ? 0 : -1;
 }

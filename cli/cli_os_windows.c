@@ -166,3 +166,16 @@ int cli_db_reason(const char *path, char *buf, size_t cap)
     }
     return 0;
 }
+
+int cli_cold_check(char *err, size_t cap)
+{
+    /* The standby list can be purged on Windows only through an undocumented call
+     * (NtSetSystemInformation); perflog does not use it. */
+    snprintf(err, cap, "--cold empties the Linux page cache; perflog on Windows cannot");
+    return -1;
+}
+
+int cli_cold_drop(char *err, size_t cap)
+{
+    return cli_cold_check(err, cap);
+}

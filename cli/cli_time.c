@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "csv_zone.h"
 #include "timeparse.h"
+#include "tz.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,15 +31,38 @@ static int utc_offset_min(int64_t utc_ms, void *arg)
     return 0;
 }
 
-char *cli_format_iso(int64_t ms, int utc, char *buf, size_t cap)
+/* The zone the command reads and writes times in: a named one, else UTC or the client's. */
+struct cmd_zone {
+    int utc;
+    const struct tz_zone *tz;
+};
+
+static int cmd_offset_min(int64_t utc_ms, void *arg)
 {
-    return tp_format_offset(ms, utc ? 0 : local_offset_min(ms, NULL), utc, buf, cap);
+    const struct cmd_zone *z = arg;
+    int64_t s = utc_ms >= 0 ? utc_ms / 1000 : -((-utc_ms + 999) / 1000);
+
+    if (z->tz)
+        return (int)(tz_offset_at(z->tz, s, NULL) / 60);
+    return z->utc ? utc_offset_min(utc_ms, NULL) : local_offset_min(utc_ms, NULL);
 }
 
-int cli_parse_time(const char *cmd, const char *opt, const char *s, int64_t now_ms, int utc,
-                   int64_t *out_ms)
+static char *format_in(int64_t ms, const struct cmd_zone *z, char *buf, size_t cap)
 {
-    struct tp_zone zone = {utc ? utc_offset_min : local_offset_min, NULL};
+    return tp_format_offset(ms, cmd_offset_min(ms, (void *)z), z->utc && !z->tz, buf, cap);
+}
+
+char *cli_format_iso(int64_t ms, int utc, char *buf, size_t cap)
+{
+    struct cmd_zone z = {utc, NULL};
+
+    return format_in(ms, &z, buf, cap);
+}
+
+static int parse_in(const char *cmd, const char *opt, const char *s, int64_t now_ms,
+                    const struct cmd_zone *cz, int64_t *out_ms)
+{
+    struct tp_zone zone = {cmd_offset_min, (void *)cz};
     int rc = tp_parse_time_local(s, strlen(s), now_ms, &zone, out_ms);
 
     if (rc == 0)
@@ -47,13 +71,24 @@ int cli_parse_time(const char *cmd, const char *opt, const char *s, int64_t now_
             "perflog %s: %s: cannot read '%s' as a time (%s); e.g. '2026-12-01 19:55', 19:50, "
             "today, 'yesterday 19:00' (%s), 2026-12-01T18:55:00Z, -10m, now-1h, 1795974000\n",
             cmd, opt, s, rc == -ERANGE ? "out of range" : "not a time form",
-            utc ? "UTC" : "local time");
+            cz->tz    ? tz_name(cz->tz)
+            : cz->utc ? "UTC"
+                      : "local time");
     return -1;
+}
+
+int cli_parse_time(const char *cmd, const char *opt, const char *s, int64_t now_ms, int utc,
+                   int64_t *out_ms)
+{
+    struct cmd_zone z = {utc, NULL};
+
+    return parse_in(cmd, opt, s, now_ms, &z, out_ms);
 }
 
 /* ms in ISO 8601 in the zone the user typed: the offset of an RFC 3339 time ("Z", "+01:00"),
  * else the command's zone (local, or UTC when utc). */
-static char *format_as_typed(int64_t ms, const char *typed, int utc, char *buf, size_t cap)
+static char *format_as_typed(int64_t ms, const char *typed, const struct cmd_zone *z, char *buf,
+                             size_t cap)
 {
     size_t n = strlen(typed);
     const char *o = n >= 6 ? typed + n - 6 : NULL;
@@ -64,25 +99,32 @@ static char *format_as_typed(int64_t ms, const char *typed, int utc, char *buf, 
         int off = ((o[1] - '0') * 10 + (o[2] - '0')) * 60 + (o[4] - '0') * 10 + (o[5] - '0');
         return tp_format_offset(ms, o[0] == '-' ? -off : off, 0, buf, cap);
     }
-    return cli_format_iso(ms, utc, buf, cap);
+    return format_in(ms, z, buf, cap);
+}
+
+int cli_time_range_in(const char *cmd, const char *from, const char *to, int utc,
+                      const struct tz_zone *zone, int64_t *from_ms, int64_t *to_ms)
+{
+    struct cmd_zone z = {utc, zone};
+    int64_t now = cli_now_ms();
+    char a[40], b[40];
+
+    if (parse_in(cmd, "--from", from, now, &z, from_ms) < 0 ||
+        parse_in(cmd, "--to", to, now, &z, to_ms) < 0)
+        return CLI_EXIT_USAGE;
+    if (*from_ms > *to_ms) {
+        fprintf(stderr, "perflog %s: --from %s (%s) is after --to %s (%s)\n", cmd, from,
+                format_as_typed(*from_ms, from, &z, a, sizeof(a)), to,
+                format_as_typed(*to_ms, to, &z, b, sizeof(b)));
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
 }
 
 int cli_time_range(const char *cmd, const char *from, const char *to, int utc, int64_t *from_ms,
                    int64_t *to_ms)
 {
-    int64_t now = cli_now_ms();
-    char a[40], b[40];
-
-    if (cli_parse_time(cmd, "--from", from, now, utc, from_ms) < 0 ||
-        cli_parse_time(cmd, "--to", to, now, utc, to_ms) < 0)
-        return CLI_EXIT_USAGE;
-    if (*from_ms > *to_ms) {
-        fprintf(stderr, "perflog %s: --from %s (%s) is after --to %s (%s)\n", cmd, from,
-                format_as_typed(*from_ms, from, utc, a, sizeof(a)), to,
-                format_as_typed(*to_ms, to, utc, b, sizeof(b)));
-        return CLI_EXIT_USAGE;
-    }
-    return 0;
+    return cli_time_range_in(cmd, from, to, utc, NULL, from_ms, to_ms);
 }
 
 int cli_query_time(char **target, const char *name, const char *typed, int64_t ms)

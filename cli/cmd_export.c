@@ -8,11 +8,13 @@
  */
 #include "cli.h"
 #include "cli_os.h"
+#include "csv_zone.h"
 #include "export.h"
 #include "pattern.h"
 #include "reader.h"
 #include "series.h"
 #include "timeparse.h"
+#include "tz.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -26,7 +28,7 @@
 #define COPY_BUF_SIZE 65536
 
 static const char help[] =
-    "usage: perflog export PATTERN... [--from T] [--to T] [--format csv|tsv] [--tz local|utc]\n"
+    "usage: perflog export PATTERN... [--from T] [--to T] [--format csv|tsv] [--tz ZONE]\n"
     "                      [-t N] [-o FILE] [--db PATH] [--run ID]\n"
     "\n"
     "Write stored values as a PDH-CSV 4.0 counter log, as perfmon, logman and relog write it:\n"
@@ -40,8 +42,10 @@ static const char help[] =
     "                     (default -1h)\n"
     "  --to T             end, the same forms (default now)\n"
     "  --format csv|tsv   commas (default) or tabs\n"
-    "  --tz local|utc     timestamps, the header's zone and the local forms of --from/--to in\n"
-    "                     the client's local time (TZ; default, also through the daemon) or UTC\n"
+    "  --tz ZONE          the zone of the timestamps and the header: local (the client's, TZ;\n"
+    "                     default, also through the daemon), utc, +HH:MM/-HH:MM, or a zone of\n"
+    "                     the tz database (Europe/Paris); the local forms of --from/--to are read\n"
+    "                     in that zone too\n"
     "  -t N               keep every Nth sample, like relog -t N\n"
     "  -o FILE            write FILE (complete or not at all) instead of standard output\n"
     "  --db PATH          read the database file PATH directly, without a daemon\n"
@@ -137,9 +141,10 @@ static int check_args(struct export_args *a)
         fprintf(stderr, "perflog export: %s\n", why);
         return CLI_EXIT_USAGE;
     }
-    /* times are read in the zone of the log's timestamps: local (the client's) or UTC */
-    if (!a->run && cli_time_range("export", a->from ? a->from : "-1h", a->to ? a->to : "now",
-                                  a->opts.utc, &a->opts.from_ms, &a->opts.to_ms) != 0)
+    /* times are read in the zone of the log's timestamps: the client's, UTC, or the one named */
+    if (!a->run &&
+        cli_time_range_in("export", a->from ? a->from : "-1h", a->to ? a->to : "now", a->opts.utc,
+                          a->opts.zone, &a->opts.from_ms, &a->opts.to_ms) != 0)
         return CLI_EXIT_USAGE;
     if (a->npat == 0 && !a->run) {
         fprintf(stderr, "perflog export: give at least one counter pattern, e.g. '\\Memory\\*' "
@@ -243,8 +248,8 @@ static int sink_close(struct sink *s, int ok)
     return ret;
 }
 
-/* "/api/v1/export?counter=..&from=..": NULL when out of memory. */
-static char *build_target(const struct export_args *a)
+/* "/api/v1/export?counter=..&from=..&tz=TZ": NULL when out of memory. */
+static char *build_target(const struct export_args *a, const char *tz)
 {
     char path[64];
     char *t;
@@ -266,9 +271,8 @@ static char *build_target(const struct export_args *a)
         r = cli_query_time(&t, "to", a->to ? a->to : "now", a->opts.to_ms);
     if (r == 0 && a->format)
         r = cli_query_add(&t, "format", a->format);
-    /* UTC always: local times are the client's, written by rezone_write */
     if (r == 0)
-        r = cli_query_add(&t, "tz", "utc");
+        r = cli_query_add(&t, "tz", tz);
     if (r == 0 && a->every)
         r = cli_query_add(&t, "every", a->every);
     if (r < 0) {
@@ -373,10 +377,37 @@ static int rezone_finish(struct rezone *z)
     return rc;
 }
 
+/*
+ * The tz= for the daemon when the user asked for the client's local zone: the zone's tz database
+ * name when the client has one and the daemon can read names (its health says tz_database), so
+ * the daemon writes the times; else NULL, and the client rewrites UTC rows (rezone_write).
+ */
+static const char *local_zone_name(const struct cli *c, char *buf, size_t cap)
+{
+    struct http_response r = {0};
+    struct csv_local lz;
+    json_t *root;
+    int ok;
+
+    if (csv_local_zone(time(NULL), &lz) < 0 || !lz.name_is_iana || !tz_valid_name(lz.name))
+        return NULL;
+    if (cli_get_quiet(c, "/api/v1/health", &r) != 0)
+        return NULL;
+    root = json_loadb(r.body, r.body_len, 0, NULL);
+    ok = json_is_true(json_object_get(root, "tz_database"));
+    json_decref(root);
+    httpc_response_free(&r);
+    if (!ok)
+        return NULL;
+    snprintf(buf, cap, "%s", lz.name);
+    return buf;
+}
+
 static int export_http(const struct cli *c, struct export_args *a)
 {
     struct sink s = {0};
-    char *target;
+    char *target, zone_name[sizeof(((struct csv_local *)0)->name)];
+    const char *tz = a->opts.utc ? "utc" : a->opts.zone ? a->tz : NULL;
     int ret;
 
     /* the patterns that match are exported; nothing at all when none does */
@@ -385,7 +416,9 @@ static int export_http(const struct cli *c, struct export_args *a)
         if (a->unmatched < 0 || a->unmatched == a->npat)
             return CLI_EXIT_FAIL;
     }
-    target = build_target(a);
+    if (!tz && (tz = local_zone_name(c, zone_name, sizeof(zone_name))) == NULL)
+        tz = "utc"; /* and rezone_write writes local times */
+    target = build_target(a, tz);
     if (!target) {
         fprintf(stderr, "perflog: out of memory\n");
         return CLI_EXIT_FAIL;
@@ -394,7 +427,7 @@ static int export_http(const struct cli *c, struct export_args *a)
         free(target);
         return CLI_EXIT_FAIL;
     }
-    if (a->opts.utc) {
+    if (a->opts.utc || a->opts.zone || strcmp(tz, "utc")) {
         ret = cli_get_stream(c, target, sink_write, &s);
     } else {
         struct rezone z = {.sink = &s, .format = a->opts.format, .held = 1};
@@ -604,7 +637,8 @@ int cmd_export(const struct cli *c, int argc, char **argv)
 
     if (ret < 0)
         ret = check_args(&a);
-    if (ret >= 0)
-        return ret;
-    return a.db ? export_db(&a) : export_http(c, &a);
+    if (ret < 0)
+        ret = a.db ? export_db(&a) : export_http(c, &a);
+    export_opts_clear(&a.opts);
+    return ret;
 }

@@ -10,6 +10,7 @@
  */
 #include "cli.h"
 #include "cli_os.h"
+#include "compare.h"
 #include "report_verdict.h"
 #include "run.h"
 #include "run_child.h"
@@ -28,11 +29,13 @@
 #define SETTLE_POLL_MS  500
 #define SETTLE_GRACE_S  30 /* waited beyond the settle timeout before giving up */
 #define LIVE_TIMEOUT_MS 2000
+#define REPEAT_MAX      20 /* the most runs a comparison takes */
 
 static const char help[] =
     "usage: perflog run [--label TEXT] [--payload PATH | --bytes N] [--files N]\n"
     "                   [--peer URL [--peer-token TOKEN]]...\n"
-    "                   [--settle-timeout S] [--quiet] [--all] [--json] -- CMD [ARGS...]\n"
+    "                   [--settle-timeout S] [--repeat N [--cold]] [--quiet] [--all] [--json]\n"
+    "                   -- CMD [ARGS...]\n"
     "\n"
     "Mark a run on perflogd, run CMD with its stdout and stderr passed through, show one line a\n"
     "second on stderr (disk, network, dirty data, CPU), end the run when CMD exits, wait until "
@@ -52,6 +55,14 @@ static const char help[] =
     "                      $PERFLOG_PEER_TOKENS, URL=TOKEN,..., gives it, else none: a peer never\n"
     "                      gets the local daemon's --token or $PERFLOG_TOKEN)\n"
     "  --settle-timeout S  the longest wait for dirty data after CMD exits (1..3600, default 120)\n"
+    "  --repeat N          run CMD N times (2..20), as separate runs labelled 'LABEL #1'..'#N'\n"
+    "                      (LABEL: --label, else CMD's name), each settled before the next, then\n"
+    "                      print their comparison (perflog compare) with the median, min and max\n"
+    "                      of each figure instead of the reports; the exit status is the first\n"
+    "                      non-zero one of CMD's\n"
+    "  --cold              before each run, write the dirty data out (sync) and empty the page\n"
+    "                      cache (echo 3 > /proc/sys/vm/drop_caches), so CMD reads from the\n"
+    "                      devices: root only, else exit 2 before anything runs\n"
     "  -q, --quiet         no live line and no waiting messages\n"
     "  --all               list the idle disks and interfaces in the report too\n"
     "  --json              print the report as JSON instead of text\n"
@@ -65,6 +76,9 @@ struct run_opts {
     size_t npeers;
     struct run_peer_tokens tokens; /* the --peer-token given after a --peer */
     int quiet, json, all;
+    int64_t repeat; /* 0: run once */
+    int64_t argc;   /* CMD's words */
+    int cold;
 };
 
 /* A host the run is open on: the daemon of --server, then each peer. */
@@ -79,6 +93,7 @@ struct session {
     const struct run_opts *o;
     struct host hosts[MAX_PEERS + 1];
     size_t nhosts;
+    int print;            /* print the report (not while repeating) */
     int tty;              /* stderr is a terminal: the live line is redrawn in place */
     int line_shown;       /* a live line is on the terminal now */
     uint64_t own_written; /* bytes written to our stdout and stderr while CMD runs */
@@ -127,6 +142,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
         {"quiet", no_argument, NULL, 'q'},
         {"json", no_argument, NULL, 'j'},
         {"all", no_argument, NULL, 'a'},
+        {"repeat", required_argument, NULL, 'r'},
+        {"cold", no_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -168,6 +185,13 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
             break;
         case 'a':
             o->all = 1;
+            break;
+        case 'r':
+            if (opt_int("repeat", optarg, 2, REPEAT_MAX, &o->repeat) < 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'C':
+            o->cold = 1;
             break;
         default:
             print_help(c != 'h');
@@ -615,49 +639,123 @@ static void report(struct session *s)
     if (!run)
         return;
     rep = collect_report(s, run, deadline);
-    if (rep)
-        print_report(s, rep);
-    else if (finished(run))
+    if (rep) {
+        if (s->print)
+            print_report(s, rep);
+    } else if (finished(run))
         fprintf(stderr, "perflog run: run %lld is '%s' but has no report\n", s->hosts[0].id,
                 term_escape(cli_json_str(run, "status"), shown, sizeof(shown)));
     json_decref(rep);
     json_decref(run);
 }
 
-int cmd_run(const struct cli *c, int argc, char **argv)
+/*
+ * One run of CMD (argv) under o: open it, run CMD, end it, wait until it has settled and print
+ * its report unless repeating. Returns CMD's exit code, or -1 when no run could be opened (said);
+ * *id is the daemon's run id, or -1.
+ */
+static int run_once(const struct cli *c, const struct run_opts *o, char **argv, long long *id)
 {
-    struct run_opts o = {.bytes = -1, .files = -1, .settle_timeout_s = 120};
-    struct session s = {.o = &o};
+    struct session s = {.o = o, .print = o->repeat == 0};
     struct run_child_result res;
-    int r = parse_opts(argc, argv, &o), started;
-    char *command;
+    char *command, err[256];
+    int started;
 
-    if (r >= 0)
-        return r;
-    if (o.payload_path && payload_size(&o) < 0)
-        return CLI_EXIT_USAGE;
-    command = run_child_command_text(argc - optind, argv + optind);
+    *id = -1;
+    if (o->cold && cli_cold_drop(err, sizeof(err)) < 0) {
+        fprintf(stderr, "perflog run: --cold: %s\n", err);
+        return -1;
+    }
+    command = run_child_command_text((int)o->argc, argv);
     if (!command || run_tail_init(&s.tail, RUN_TAIL_MAX) < 0) {
         fprintf(stderr, "perflog run: %s\n",
                 command ? "out of memory"
                         : "no command line can be made (out of memory, or on Windows a '\"' in the "
                           "program name)");
         free(command);
-        return CLI_EXIT_FAIL;
+        return -1;
     }
     if (open_runs(&s, c, command) < 0) {
         fprintf(stderr, "perflog run: no run could be opened on %s; %s was not run\n", c->server,
-                argv[optind]);
+                argv[0]);
         free(command);
         run_tail_free(&s.tail);
-        return CLI_EXIT_FAIL;
+        return -1;
     }
     free(command);
     s.tty = cli_stderr_redraws();
-    started = run_cmd(&s, argv + optind, &res) == 0;
+    started = run_cmd(&s, argv, &res) == 0;
     end_runs(&s, &res);
     if (started)
         report(&s);
     run_tail_free(&s.tail);
+    *id = s.hosts[0].id;
     return res.exit_code;
+}
+
+/* The label of run i (1-based) of --repeat: "LABEL #i", LABEL --label's or CMD's name. */
+static void repeat_label(const struct run_opts *o, const char *cmd, int64_t i, char *buf,
+                         size_t cap)
+{
+    const char *base = o->label;
+
+    if (!base) {
+        base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
+        base = strrchr(base, '\\') ? strrchr(base, '\\') + 1 : base;
+    }
+    snprintf(buf, cap, "%s #%lld", base, (long long)i);
+}
+
+/* --repeat N: N runs, then their comparison with each figure's median, min and max. */
+static int run_repeat(const struct cli *c, const struct run_opts *o, char **argv)
+{
+    long long ids[REPEAT_MAX];
+    struct run_opts each = *o;
+    char label[512];
+    json_t *cmp = NULL;
+    int exit_code = 0;
+
+    for (int64_t i = 0; i < o->repeat; i++) {
+        int rc;
+
+        repeat_label(o, argv[0], i + 1, label, sizeof(label));
+        each.label = label;
+        if (!o->quiet)
+            fprintf(stderr, "perflog run: %s\n", label);
+        rc = run_once(c, &each, argv, &ids[i]);
+        if (rc < 0 || ids[i] < 0)
+            return CLI_EXIT_FAIL;
+        if (rc && !exit_code)
+            exit_code = rc;
+    }
+    if (compare_fetch(c, ids, (size_t)o->repeat, &cmp) != CLI_EXIT_OK)
+        return CLI_EXIT_FAIL;
+    compare_add_stats(cmp);
+    compare_print(stdout, cmp, o->json ? COMPARE_JSON : COMPARE_TEXT);
+    fflush(stdout);
+    json_decref(cmp);
+    return exit_code;
+}
+
+int cmd_run(const struct cli *c, int argc, char **argv)
+{
+    struct run_opts o = {.bytes = -1, .files = -1, .settle_timeout_s = 120};
+    char err[256];
+    long long id;
+    int r = parse_opts(argc, argv, &o);
+
+    if (r >= 0)
+        return r;
+    /* before anything runs: a run that was meant to be cold must not run warm */
+    if (o.cold && cli_cold_check(err, sizeof(err)) < 0) {
+        fprintf(stderr, "perflog run: %s\n", err);
+        return CLI_EXIT_USAGE;
+    }
+    if (o.payload_path && payload_size(&o) < 0)
+        return CLI_EXIT_USAGE;
+    o.argc = argc - optind;
+    if (o.repeat)
+        return run_repeat(c, &o, argv + optind);
+    r = run_once(c, &o, argv + optind, &id);
+    return r < 0 ? CLI_EXIT_FAIL : r;
 }

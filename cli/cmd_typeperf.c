@@ -35,7 +35,7 @@
 
 static const char help[] =
     "usage: perflog typeperf PATH... [-si [[hh:]mm:]ss] [-sc COUNT] [-f CSV|TSV] [-o FILE]\n"
-    "                        [-cf FILE] [-s HOST] [-y]\n"
+    "                        [-cf FILE] [-s HOST] [-y] [-config FILE]\n"
     "       perflog typeperf -q [OBJECT] | -qx [OBJECT] [-o FILE]\n"
     "\n"
     "Print live counter values exactly as Windows typeperf writes them to its console: the\n"
@@ -55,6 +55,10 @@ static const char help[] =
     "  -s HOST     the daemon's own host (any of its names); another host's counters come\n"
     "              from its own perflogd: perflog --server http://HOST:9931 typeperf ...\n"
     "  -y          accepted for typeperf's scripts; perflog never asks\n"
+    "  -config FILE  typeperf's settings file: \"[key]\" or \"key=value\" lines naming the\n"
+    "              options above without their dash (c for the counter paths), a value a line\n"
+    "              after \"[key]\"; ';' or '#' starts a comment. The command line's options win;\n"
+    "              the file's counters are added to the command line's\n"
     "\n"
     "A path that matches nothing is named (\"The following counter path is not valid\"), the\n"
     "others still run, and the exit status is 1. A finished run ends with typeperf's line\n"
@@ -584,9 +588,32 @@ static int query_out(const struct cli *c, const struct tp_args *a)
     return ret;
 }
 
+/* Read, parse and apply -config FILE to *a; *cfg keeps the values a points to. 0 or exit 2. */
+static int load_config(struct tp_args *a, struct tp_config *cfg)
+{
+    char err[512], *text = NULL;
+    size_t len = 0;
+    int line = 0, rc = tp_read_text_file(a->config, &text, &len);
+
+    if (rc < 0) {
+        fprintf(stderr, "perflog typeperf: -config %s: %s\n", a->config, strerror(-rc));
+        return CLI_EXIT_USAGE;
+    }
+    rc = tp_config_parse(text, len, cfg, &line, err, sizeof(err));
+    free(text);
+    if (rc == 0)
+        rc = tp_config_apply(cfg, a, &line, err, sizeof(err));
+    if (rc < 0) {
+        fprintf(stderr, "perflog typeperf: %s:%d: %s\n", a->config, line, err);
+        return CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
 int cmd_typeperf(const struct cli *c, int argc, char **argv)
 {
     struct tp_args a;
+    struct tp_config cfg = {0};
     char err[512];
     int ret = CLI_EXIT_OK;
 
@@ -601,6 +628,8 @@ int cmd_typeperf(const struct cli *c, int argc, char **argv)
         tp_list_free(&a.paths);
         return CLI_EXIT_OK;
     }
+    if (a.config)
+        ret = load_config(&a, &cfg);
     for (size_t i = 0; i < a.ncf && ret == 0; i++) {
         int rc = tp_read_counter_file(a.cf[i], &a.paths);
         if (rc < 0) {
@@ -618,5 +647,6 @@ int cmd_typeperf(const struct cli *c, int argc, char **argv)
         ret = live(c, &a, &a.paths);
     }
     tp_list_free(&a.paths);
+    tp_config_free(&cfg);
     return ret;
 }

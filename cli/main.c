@@ -24,6 +24,7 @@ static const struct cli_cmd cmds[] = {
      .summary = "run a command as a marked run, then print its report"},
     {.name = "runs", .run = cmd_runs, .summary = "list the runs"},
     {.name = "report", .run = cmd_report, .summary = "the report of one run, as text or JSON"},
+    {.name = "compare", .run = cmd_compare, .summary = "runs side by side, with ratios"},
 };
 
 static const char usage_head[] =

@@ -37,6 +37,8 @@ struct tp_args {
     const char *server_host; /* -s HOST: must be the daemon's own host, NULL: not given */
     int yes;                 /* -y, accepted and ignored */
     int help;                /* -?, -h, --help */
+    const char *config;      /* -config FILE: typeperf's settings file, NULL: none */
+    unsigned given;          /* the options the command line gave (bits private to the parser) */
     struct tp_list paths;    /* the counter paths of the command line, in order, unique */
 };
 
@@ -47,6 +49,45 @@ struct tp_args {
  * (free a->paths with tp_list_free). Returns 0, or -1 with a one-line reason in err.
  */
 int tp_parse_args(int argc, char **argv, struct tp_args *a, char *err, size_t errlen);
+
+/*
+ * typeperf's settings file (-config FILE), in the format of the argument parser that logman,
+ * relog and typeperf share:
+ *   - a line starting with ';' or '#' is a comment; trailing blanks are dropped; blank lines skip;
+ *   - "[key]", "[key] value" or "key=value" names an option without its dash (si, sc, f, o, cf,
+ *     s, y, q, qx, and c for the counter paths), case-insensitive;
+ *   - any other line is one more value of the last key named, so "[c]" lists counters one a line.
+ * Unlike typeperf, which skips what it does not know, an unknown key, a value it cannot take, a
+ * value before any key or a key without its value is an error naming the line.
+ */
+struct tp_config_entry {
+    char *key;   /* lower case, one of the keys above */
+    char *value; /* NULL for a key without a value (y, q, qx) */
+    int line;    /* 1-based */
+};
+
+struct tp_config {
+    struct tp_config_entry *v;
+    size_t n, cap;
+};
+
+/* Parse a settings file's text into *cfg (free with tp_config_free). 0, or -1 with *line and a
+ * reason in err ("unknown key 'x'"), or -ENOMEM. */
+int tp_config_parse(const char *text, size_t len, struct tp_config *cfg, int *line, char *err,
+                    size_t errlen);
+void tp_config_free(struct tp_config *cfg); /* the struct is reusable */
+
+/*
+ * Apply a parsed settings file to the command line's *a, as typeperf does: an option the command
+ * line gave wins over the file's; the file's counter paths (c) and counter files (cf) are added
+ * after the command line's. a keeps pointers into cfg, which must outlive it. 0, or -1 with *line
+ * and a reason in err.
+ */
+int tp_config_apply(const struct tp_config *cfg, struct tp_args *a, int *line, char *err,
+                    size_t errlen);
+
+/* Read a whole text file (at most 16 MiB) into *buf (NUL-terminated; free it). 0 or -errno. */
+int tp_read_text_file(const char *path, char **buf, size_t *len);
 
 /* typeperf's -si forms: "[[hh:]mm:]ss" (whole numbers), > 0 and at most a day. 0 or -1. */
 int tp_parse_interval(const char *s, int *out_ms);

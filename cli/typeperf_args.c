@@ -109,6 +109,17 @@ int tp_parse_interval(const char *s, int *out_ms)
     return 0;
 }
 
+/* The options with a value of their own; bit i of tp_args.given is opt_names[i]. */
+static const char *const opt_names[] = {"si", "sc", "f", "o", "cf", "q", "qx", "s", "y", "config"};
+
+static unsigned opt_bit(const char *name)
+{
+    for (size_t i = 0; i < sizeof(opt_names) / sizeof(opt_names[0]); i++)
+        if (!strcasecmp(name, opt_names[i]))
+            return 1u << i;
+    return 0;
+}
+
 /* The value of an option that needs one; NULL (with err set) when it is missing. */
 static const char *need_value(int argc, char **argv, int *i, const char *opt, char *err,
                               size_t errlen)
@@ -130,6 +141,7 @@ static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *
 {
     const char *opt = argv[*i], *name = opt[1] == '-' ? opt + 2 : opt + 1, *v;
 
+    a->given |= opt_bit(name);
     if (!strcasecmp(name, "si")) {
         if (!(v = need_value(argc, argv, i, opt, err, errlen)))
             return -1;
@@ -189,6 +201,11 @@ static int parse_option(int argc, char **argv, int *i, struct tp_args *a, char *
     }
     if (!strcasecmp(name, "y")) {
         a->yes = 1;
+        return 0;
+    }
+    if (!strcasecmp(name, "config")) {
+        if (!(a->config = need_value(argc, argv, i, opt, err, errlen)))
+            return -1;
         return 0;
     }
     if (!strcmp(name, "?") || !strcasecmp(name, "h") || !strcasecmp(name, "help")) {
@@ -255,27 +272,279 @@ int tp_parse_counter_text(const char *text, size_t len, struct tp_list *l)
     return count;
 }
 
-int tp_read_counter_file(const char *path, struct tp_list *l)
+int tp_read_text_file(const char *path, char **buf, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    char *buf;
+    char *b;
     size_t n;
     int rc;
 
     if (!f)
         return -errno;
-    buf = malloc(CF_MAX_BYTES);
-    if (!buf) {
+    b = malloc(CF_MAX_BYTES + 1);
+    if (!b) {
         fclose(f);
         return -ENOMEM;
     }
-    n = fread(buf, 1, CF_MAX_BYTES, f);
+    n = fread(b, 1, CF_MAX_BYTES, f);
     rc = ferror(f) ? -EIO : !feof(f) ? -EFBIG : 0;
     fclose(f);
-    if (rc == 0)
+    if (rc < 0) {
+        free(b);
+        return rc;
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+int tp_read_counter_file(const char *path, struct tp_list *l)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    int rc = tp_read_text_file(path, &buf, &n);
+
+    if (rc == 0) {
         rc = tp_parse_counter_text(buf, n, l);
-    free(buf);
+        free(buf);
+    }
     return rc;
+}
+
+/* How many values a settings file's key takes. */
+enum key_values { KEY_NONE, KEY_OPTIONAL, KEY_ONE, KEY_MANY };
+
+static const struct cfg_key {
+    const char *name;
+    enum key_values values;
+} cfg_keys[] = {
+    {"c", KEY_MANY}, {"cf", KEY_MANY}, {"si", KEY_ONE}, {"sc", KEY_ONE},     {"f", KEY_ONE},
+    {"o", KEY_ONE},  {"s", KEY_ONE},   {"y", KEY_NONE}, {"q", KEY_OPTIONAL}, {"qx", KEY_OPTIONAL},
+};
+#define NKEYS    (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
+#define KEY_LIST "c, cf, f, o, q, qx, s, sc, si, y"
+
+/* The state of tp_config_parse between lines. */
+struct cfg_parse {
+    struct tp_config *cfg;
+    const struct cfg_key *cur; /* the last key named, NULL before the first */
+    int cur_line;
+    size_t cur_values;
+    int first_line[NKEYS]; /* where each single key was named, 0: not yet */
+    int *line;
+    char *err;
+    size_t errlen;
+};
+
+/* A copy of s[0..len) (strndup is not in the Windows C library). */
+static char *dup_n(const char *s, size_t len)
+{
+    char *d = malloc(len + 1);
+
+    if (d) {
+        memcpy(d, s, len);
+        d[len] = '\0';
+    }
+    return d;
+}
+
+static int cfg_push(struct tp_config *cfg, const char *key, const char *value, size_t vlen,
+                    int line)
+{
+    struct tp_config_entry *e;
+
+    if (cfg->n == cfg->cap) {
+        size_t cap = cfg->cap ? cfg->cap * 2 : 8;
+        struct tp_config_entry *v = realloc(cfg->v, cap * sizeof(*v));
+        if (!v)
+            return -ENOMEM;
+        cfg->v = v;
+        cfg->cap = cap;
+    }
+    e = &cfg->v[cfg->n];
+    e->key = dup_n(key, strlen(key));
+    e->value = value ? dup_n(value, vlen) : NULL;
+    e->line = line;
+    if (!e->key || (value && !e->value)) {
+        free(e->key);
+        free(e->value);
+        return -ENOMEM;
+    }
+    cfg->n++;
+    return 0;
+}
+
+/* Strip blanks around text[*b..*e), then one enclosing pair of double quotes. */
+static void trim(const char *text, size_t *b, size_t *e, int quotes)
+{
+    while (*b < *e && is_blank(text[*b]))
+        (*b)++;
+    while (*e > *b && is_blank(text[*e - 1]))
+        (*e)--;
+    if (quotes && *e - *b >= 2 && text[*b] == '"' && text[*e - 1] == '"') {
+        (*b)++;
+        (*e)--;
+    }
+}
+
+static int cfg_fail(struct cfg_parse *p, int line, const char *fmt, ...) PERFLOG_PRINTF(3, 4);
+
+static int cfg_fail(struct cfg_parse *p, int line, const char *fmt, ...)
+{
+    va_list ap;
+
+    *p->line = line;
+    if (p->err && p->errlen) {
+        va_start(ap, fmt);
+        vsnprintf(p->err, p->errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* One more value for the current key. */
+static int cfg_value(struct cfg_parse *p, const char *v, size_t len, int line)
+{
+    const struct cfg_key *k = p->cur;
+
+    if (!k)
+        return cfg_fail(p, line, "a value before any key ('[c]' starts the list of counters)");
+    if (k->values == KEY_NONE)
+        return cfg_fail(p, line, "key '%s' takes no value", k->name);
+    if (k->values != KEY_MANY && p->cur_values > 0)
+        return cfg_fail(p, line, "key '%s' takes one value (named on line %d)", k->name,
+                        p->cur_line);
+    p->cur_values++;
+    if (k->values == KEY_OPTIONAL) { /* its entry was made by the key's line */
+        struct tp_config_entry *e = &p->cfg->v[p->cfg->n - 1];
+        e->value = dup_n(v, len);
+        return e->value ? 0 : -ENOMEM;
+    }
+    return cfg_push(p->cfg, k->name, v, len, line);
+}
+
+/* The key before the one now named (or the end) got what it needs. */
+static int cfg_key_done(struct cfg_parse *p)
+{
+    if (p->cur && p->cur->values >= KEY_ONE && p->cur_values == 0)
+        return cfg_fail(p, p->cur_line, "key '%s' has no value", p->cur->name);
+    return 0;
+}
+
+/* A "[key] value" or "key=value" line, text[b..e) trimmed. */
+static int cfg_key_line(struct cfg_parse *p, const char *text, size_t b, size_t e, int line)
+{
+    size_t kb = b, ke, vb, ve = e;
+    size_t k;
+
+    if (cfg_key_done(p) < 0)
+        return -1;
+    if (text[b] == '[') {
+        const char *close = memchr(text + b, ']', e - b);
+        if (!close)
+            return cfg_fail(p, line, "'[' without ']'");
+        kb = b + 1;
+        ke = (size_t)(close - text);
+    } else {
+        ke = (size_t)((const char *)memchr(text + b, '=', e - b) - text);
+    }
+    vb = ke + 1;
+    trim(text, &kb, &ke, 0);
+    trim(text, &vb, &ve, 1);
+    for (k = 0; k < NKEYS; k++)
+        if (strlen(cfg_keys[k].name) == ke - kb &&
+            !strncasecmp(cfg_keys[k].name, text + kb, ke - kb))
+            break;
+    if (k == NKEYS && ke - kb == 6 && !strncasecmp(text + kb, "config", 6))
+        return cfg_fail(p, line, "key 'config': a settings file cannot name another");
+    if (k == NKEYS)
+        return cfg_fail(p, line, "unknown key '%.*s' (the keys: " KEY_LIST ")", (int)(ke - kb),
+                        text + kb);
+    if (cfg_keys[k].values != KEY_MANY) {
+        if (p->first_line[k])
+            return cfg_fail(p, line, "key '%s' given twice (first on line %d)", cfg_keys[k].name,
+                            p->first_line[k]);
+        p->first_line[k] = line;
+    }
+    p->cur = &cfg_keys[k];
+    p->cur_line = line;
+    p->cur_values = 0;
+    if (p->cur->values <= KEY_OPTIONAL && cfg_push(p->cfg, p->cur->name, NULL, 0, line) < 0)
+        return -ENOMEM;
+    return vb < ve ? cfg_value(p, text + vb, ve - vb, line) : 0;
+}
+
+int tp_config_parse(const char *text, size_t len, struct tp_config *cfg, int *line, char *err,
+                    size_t errlen)
+{
+    struct cfg_parse p = {.cfg = cfg, .line = line, .err = err, .errlen = errlen};
+    size_t pos = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    int lineno = 0, rc = 0;
+
+    *line = 0;
+    while (pos < len && rc == 0) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len, b = pos, e = end;
+
+        pos = end + 1;
+        lineno++;
+        trim(text, &b, &e, 0);
+        if (b == e || text[b] == ';' || text[b] == '#')
+            continue;
+        if (memchr(text + b, '\0', e - b))
+            rc = cfg_fail(&p, lineno, "a NUL byte: not a text file");
+        else if (text[b] == '[' || memchr(text + b, '=', e - b))
+            rc = cfg_key_line(&p, text, b, e, lineno);
+        else {
+            trim(text, &b, &e, 1);
+            rc = cfg_value(&p, text + b, e - b, lineno);
+        }
+    }
+    if (rc == 0)
+        rc = cfg_key_done(&p);
+    if (rc == -ENOMEM)
+        set_err(err, errlen, "out of memory");
+    return rc;
+}
+
+void tp_config_free(struct tp_config *cfg)
+{
+    for (size_t i = 0; i < cfg->n; i++) {
+        free(cfg->v[i].key);
+        free(cfg->v[i].value);
+    }
+    free(cfg->v);
+    memset(cfg, 0, sizeof(*cfg));
+}
+
+int tp_config_apply(const struct tp_config *cfg, struct tp_args *a, int *line, char *err,
+                    size_t errlen)
+{
+    for (size_t n = 0; n < cfg->n; n++) {
+        const struct tp_config_entry *e = &cfg->v[n];
+        char opt[8];
+        char *argv[2] = {opt, e->value};
+        unsigned given = a->given;
+        int i = 0;
+
+        *line = e->line;
+        if (!strcmp(e->key, "c")) {
+            if (tp_list_add(&a->paths, e->value, strlen(e->value)) < 0) {
+                set_err(err, errlen, "out of memory");
+                return -1;
+            }
+            continue;
+        }
+        /* the command line's options win, as in typeperf; counter files add up */
+        if (strcmp(e->key, "cf") && (a->given & opt_bit(e->key)))
+            continue;
+        snprintf(opt, sizeof(opt), "-%s", e->key);
+        if (parse_option(e->value ? 2 : 1, argv, &i, a, err, errlen) < 0)
+            return -1;
+        a->given = given;
+    }
+    return 0;
 }
 
 int tp_query_path(char *buf, size_t cap, const char *object, const char *instance,

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 jobs=${FUZZ_JOBS:-2}
 targets=(timeparse pattern query claims config proc_stat diskstats net_dev meminfo vmstat net_snmp
-  pid sysfs post_bodies request others)
+  pid sysfs post_bodies request others chunk tz)
 
 case $secs$jobs in
 '' | *[!0-9]*)
@@ -28,6 +28,7 @@ seeds() {
   fi
   case $1 in
   claims) echo tests/fixtures/claims ;; # the tool outputs of the claims unit test
+  tz) echo /usr/share/zoneinfo/Europe ;; # TZif files of the tz database (tzdata)
   config) echo tests/fixtures/config ;;
   proc_stat | diskstats | net_dev | meminfo | vmstat | net_snmp | sysfs) echo tests/fixtures/linux ;;
   others) echo tests/fixtures/edges ;; # the cgroup trees of the run edges' unit test

@@ -3,6 +3,7 @@
  */
 #include "db.h"
 
+#include "chunk_sql.h"
 #include "log.h"
 #include "name_map.h"
 #include "pdh_extra.h"
@@ -307,6 +308,14 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
     }
     sqlite3_extended_result_codes(d->conn, 1);
     sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
+    /* chunk_encode/chunk_points, the same on the daemon's connections as in the shell's .load */
+    rc = chunk_sql_register(d->conn);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot register the chunk functions: %s", path,
+                 sqlite3_errstr(rc));
+        rc = sql_errno(rc);
+        goto fail;
+    }
     /* page_size only takes effect on a new file; 4096 is the measured best for WAL commits. */
     rc = exec(d, "PRAGMA page_size = 4096");
     /* Only a new, empty file takes this: it lets the size cap give freed pages back. */

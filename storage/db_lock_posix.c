@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,12 +38,39 @@ static long holder_pid(int fd)
     return -1;
 }
 
+/*
+ * Why db_path cannot be a database, before its lock file is made beside it: a directory (SQLite
+ * would say only "unable to open database file", after PATH.lock was created next to it), or a
+ * parent directory that is not there. 0 when neither.
+ */
+static int path_problem(const char *db_path, char *err, size_t errlen)
+{
+    const char *slash = strrchr(db_path, '/');
+    struct stat st;
+    char dir[4096];
+
+    if (stat(db_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory, not a database file", db_path);
+        return -EISDIR;
+    }
+    if (!slash || slash == db_path)
+        return 0;
+    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - db_path), db_path);
+    if (stat(dir, &st) != 0 && errno == ENOENT) {
+        snprintf(err, errlen, "%s: no such directory: %s", db_path, dir);
+        return -ENOENT;
+    }
+    return 0;
+}
+
 int db_lock_take(const char *db_path, struct db_lock **out, char *err, size_t errlen)
 {
     char path[4200], pid[32];
     struct db_lock *l;
     int fd, len, e;
 
+    if ((e = path_problem(db_path, err, errlen)) < 0)
+        return e;
     snprintf(path, sizeof(path), "%s.lock", db_path);
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0) {

@@ -3,6 +3,7 @@
  */
 #include "reader.h"
 
+#include "chunk_sql.h"
 #include "db.h"
 #include "sbuf.h"
 
@@ -36,6 +37,11 @@ int reader_open(const char *path, struct reader **out, char *err, size_t errlen)
     }
     /* The writer commits in a few ms; a reader waits that out rather than failing. */
     sqlite3_busy_timeout(r->conn, 2000);
+    if (chunk_sql_register(r->conn) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot register the chunk functions", path);
+        reader_close(r);
+        return -ENOMEM;
+    }
     if (sqlite3_prepare_v2(r->conn, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
         version = sqlite3_column_int(st, 0);

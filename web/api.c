@@ -37,6 +37,7 @@ static const char *const latest_params[] = {"counter", NULL};
 static const char *const data_params[] = {"counter", "from", "to", "step", "agg", NULL};
 static const char *const export_params[] = {"counter", "from", "to", "format", "tz", "every", NULL};
 static const char *const run_export_params[] = {"counter", "format", "tz", "every", NULL};
+static const char *const compare_params[] = {"ids", NULL};
 static const char *const asset_params[] = {"v", NULL}; /* the page's cache-busting version */
 
 static const struct route routes[] = {
@@ -48,6 +49,7 @@ static const struct route routes[] = {
     {"/metrics", api_metrics, no_params, NULL, NULL, NULL, NULL, NULL, 0},
     {"/api/v1/runs", api_runs_list, no_params, NULL, api_runs_create, NULL, "GET, HEAD, POST", NULL,
      0},
+    {"/api/v1/runs/compare", api_runs_compare, compare_params, NULL, NULL, NULL, NULL, NULL, 0},
     {.path = "/api/v1/runs/{id}",
      .params = no_params,
      .get = api_run_get,

@@ -108,6 +108,7 @@ static int export_answer(const struct api_env *env, struct reader *rd, const str
     disposition(env, o, out);
 out:
     series_set_free(&set);
+    export_opts_clear(o); /* the stream has its own copy of the zone */
     return rc < 0 ? rc : 0;
 }
 

@@ -50,6 +50,9 @@ int api_run_get(const struct api_env *env, const struct api_request *rq, int64_t
                 struct api_response *out);
 int api_run_end(const struct api_env *env, const struct api_request *rq, int64_t id,
                 struct api_response *out);
+/* GET /api/v1/runs/compare?ids=A,B,...: the runs' reports and their figures side by side. */
+int api_runs_compare(const struct api_env *env, struct reader *rd, const struct query *q,
+                     struct api_response *out);
 int api_run_delete(const struct api_env *env, const struct api_request *rq, int64_t id,
                    struct api_response *out);
 

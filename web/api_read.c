@@ -5,6 +5,7 @@
 #include "metrics.h"
 #include "series.h"
 #include "timeparse.h"
+#include "tz.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -74,6 +75,16 @@ static json_t *health_warnings(const struct api_env *env)
     return w;
 }
 
+/* Whether export's tz= can name zones here: the tz database answers for Etc/UTC. */
+static int tz_database_here(void)
+{
+    struct tz_zone *z = NULL;
+    int ok = tz_load("Etc/UTC", &z) == 0;
+
+    tz_free(z);
+    return ok;
+}
+
 int api_health(const struct api_env *env, struct reader *rd, const struct query *q,
                struct api_response *out)
 {
@@ -90,7 +101,7 @@ int api_health(const struct api_env *env, struct reader *rd, const struct query 
     tp_format_utc(st.last_tick_wall_ms, last, sizeof(last));
     j = json_pack(
         "{s:s, s:s, s:s, s:I, s:f, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:b, "
-        "s:{s:s, s:o, s:I, s:I}, s:o, s:o, s:{s:I, s:I}}",
+        "s:{s:s, s:o, s:I, s:I}, s:o, s:o, s:{s:I, s:I}, s:b}",
         "status", json_array_size(problems) ? "degraded" : "ok", "version", env->version, "host",
         env->host, "interval_ms", (json_int_t)st.interval_ms, "uptime_s",
         (double)(now - env->start_wall_ms) / 1000.0, "start_utc", start, "last_sample_utc",
@@ -103,7 +114,8 @@ int api_health(const struct api_env *env, struct reader *rd, const struct query 
         db_bytes(env->db_path) >= 0 ? json_integer(db_bytes(env->db_path)) : json_null(),
         "used_bytes", (json_int_t)st.db_used_bytes, "max_bytes", (json_int_t)st.max_db_bytes,
         "problems", problems, "warnings", health_warnings(env), "wakeups", "runs",
-        (json_int_t)st.wakeups_runs, "main", (json_int_t)st.wakeups_main);
+        (json_int_t)st.wakeups_runs, "main", (json_int_t)st.wakeups_main, "tz_database",
+        tz_database_here());
     if (!j)
         return -ENOMEM;
     s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));

@@ -1,10 +1,11 @@
 /*
  * api_runs.c - the copy-run endpoints (docs/design.md §5): start, end, read,
- * list and delete runs through the run manager (daemon/runs.h). Bodies are JSON objects parsed by
- * Jansson with strict types: a wrong type is 400 bad_body naming the field.
+ * list, delete and compare runs through the run manager (daemon/runs.h). Bodies are JSON objects
+ * parsed by Jansson with strict types: a wrong type is 400 bad_body naming the field.
  */
 #include "api_internal.h"
 #include "peer_url.h"
+#include "report_compare.h"
 #include "runs.h"
 #include "timeparse.h"
 
@@ -439,4 +440,112 @@ int api_runs_list(const struct api_env *env, struct reader *rd, const struct que
     if (!arr)
         return -ENOMEM;
     return reply_json(out, 200, json_pack("{s:o}", "runs", arr));
+}
+
+/*
+ * Parse "ids=3,4,5" into ids[0..*n): 0, or 1 with a 400 in *out (*rc set). Every id is a whole
+ * number from 1, given once; there are REPORT_COMPARE_MIN_RUNS to REPORT_COMPARE_MAX_RUNS.
+ */
+static int compare_ids(const struct query *q, int64_t *ids, size_t *n, struct api_response *out,
+                       int *rc)
+{
+    const char *s = query_get(q, "ids"), *p;
+    size_t pos = 0;
+
+    *n = 0;
+    query_next(q, "ids", &pos);
+    if (query_next(q, "ids", &pos)) {
+        *rc = api_error(out, 400, "bad_parameter", "ids: give it once, e.g. ids=3,4,5");
+        return 1;
+    }
+    if (!s || !*s) {
+        *rc = api_error(out, 400, "bad_parameter", "ids: give the runs, e.g. ids=3,4");
+        return 1;
+    }
+    for (p = s; *p;) {
+        char *end;
+        long long v;
+
+        if (*p < '1' || *p > '9' || (v = strtoll(p, &end, 10)) <= 0 || end - p > 15 ||
+            (*end && *end != ',')) {
+            *rc = api_error(out, 400, "bad_parameter",
+                            "ids: '%.100s' is not a list of run ids (whole numbers from 1, "
+                            "separated by commas)",
+                            s);
+            return 1;
+        }
+        if (*n == REPORT_COMPARE_MAX_RUNS) {
+            *rc = api_error(out, 400, "bad_parameter", "ids: at most %d runs can be compared",
+                            REPORT_COMPARE_MAX_RUNS);
+            return 1;
+        }
+        for (size_t i = 0; i < *n; i++)
+            if (ids[i] == v) {
+                *rc = api_error(out, 400, "bad_parameter", "ids: run %lld is given twice", v);
+                return 1;
+            }
+        ids[(*n)++] = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p) {
+            *rc = api_error(out, 400, "bad_parameter", "ids: a trailing comma in '%.100s'", s);
+            return 1;
+        }
+    }
+    if (*n < REPORT_COMPARE_MIN_RUNS) {
+        *rc = api_error(out, 400, "bad_parameter",
+                        "compare needs two or more runs (ids=%.100s names one)", s);
+        return 1;
+    }
+    return 0;
+}
+
+/* The report of run `id` (new), or NULL with a 404, 409 or 503 in *out (*rc set). */
+static json_t *compare_report(const struct api_env *env, int64_t id, struct api_response *out,
+                              int *rc)
+{
+    struct runs_db_row row;
+    json_t *rep = NULL;
+    int r = runs_db_get(runs_table(env->runs), id, &row);
+
+    if (r == -ENOENT) {
+        *rc = api_error(out, 404, "not_found", "no run %lld", (long long)id);
+        return NULL;
+    }
+    if (r < 0) {
+        *rc = api_error(out, 503, "database_unavailable", "the runs cannot be read: %s",
+                        runs_db_errmsg(runs_table(env->runs)));
+        return NULL;
+    }
+    if (row.report_json)
+        rep = json_loads(row.report_json, 0, NULL);
+    if (!json_is_object(rep)) {
+        *rc = api_error(out, 409, "no_report", "run %lld has no report yet (status %s)",
+                        (long long)id, row.status ? row.status : "unknown");
+        json_decref(rep);
+        rep = NULL;
+    }
+    runs_db_row_release(&row);
+    return rep;
+}
+
+int api_runs_compare(const struct api_env *env, struct reader *rd, const struct query *q,
+                     struct api_response *out)
+{
+    int64_t ids[REPORT_COMPARE_MAX_RUNS];
+    json_t *reps[REPORT_COMPARE_MAX_RUNS];
+    size_t n, got = 0;
+    int rc = 0;
+
+    (void)rd;
+    if (!env->runs)
+        return no_runs(out);
+    if (compare_ids(q, ids, &n, out, &rc))
+        return rc;
+    while (got < n && (reps[got] = compare_report(env, ids[got], out, &rc)))
+        got++;
+    if (got == n)
+        rc = reply_json(out, 200, report_compare(reps, n));
+    while (got > 0)
+        json_decref(reps[--got]);
+    return rc;
 }

@@ -9,6 +9,7 @@
 #include "csv.h"
 
 #include "csv_zone.h"
+#include "tz.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -240,6 +241,23 @@ void csv_zone_at(int utc, int64_t t_ms, struct csv_zone *out)
         copy_str(out->name, sizeof(out->name), lz.abbr);
 }
 
+void csv_zone_in(const struct tz_zone *z, int64_t t_ms, struct csv_zone *out)
+{
+    int64_t t = t_ms >= 0 ? t_ms / 1000 : -((-t_ms + 999) / 1000);
+    int dst = 0;
+    const char *win = tz_is_database_name(z) ? windows_zone(tz_name(z)) : NULL;
+
+    out->bias_min = -(int)(tz_offset_at(z, t, &dst) / 60);
+    if (win && dst)
+        daylight_name(win, out->name, sizeof(out->name));
+    else if (win)
+        copy_str(out->name, sizeof(out->name), win);
+    else if (!strcmp(tz_name(z), "UTC"))
+        copy_str(out->name, sizeof(out->name), UTC_NAME);
+    else
+        copy_str(out->name, sizeof(out->name), tz_name(z));
+}
+
 void csv_first_cell(struct sbuf *b, enum csv_format f, const struct csv_zone *zone)
 {
     const char *tag = f == CSV_TAB ? "(PDH-TSV 4.0)" : "(PDH-CSV 4.0)";
@@ -290,6 +308,16 @@ void csv_time_cell(struct sbuf *b, int64_t t_ms, int utc)
     char buf[48];
 
     csv_format_time(t_ms, utc, buf, sizeof(buf));
+    put_quoted(b, buf);
+}
+
+void csv_time_cell_in(struct sbuf *b, int64_t t_ms, const struct tz_zone *z)
+{
+    int64_t s = t_ms >= 0 ? t_ms / 1000 : -((-t_ms + 999) / 1000);
+    char buf[48];
+
+    /* the wall clock of the zone is UTC shifted by its offset at that instant */
+    csv_format_time(t_ms + (int64_t)tz_offset_at(z, s, NULL) * 1000, 1, buf, sizeof(buf));
     put_quoted(b, buf);
 }
 

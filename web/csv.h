@@ -36,6 +36,16 @@ struct csv_zone {
  */
 void csv_zone_at(int utc, int64_t t_ms, struct csv_zone *out);
 
+struct tz_zone;
+
+/* The zone cell for a log in zone z (tz.h) whose first row is at t_ms: a tz database name is
+ * written as csv_zone_at writes the local zone of that name; a fixed offset as "UTC+05:30".
+ * Thread-safe. */
+void csv_zone_in(const struct tz_zone *z, int64_t t_ms, struct csv_zone *out);
+
+/* csv_time_cell in zone z. Thread-safe. */
+void csv_time_cell_in(struct sbuf *b, int64_t t_ms, const struct tz_zone *z);
+
 /* The header's first cell: "(PDH-CSV 4.0) (NAME)(BIAS)", or "(PDH-CSV 4.0)" when zone is NULL
  * (typeperf's console form); "(PDH-TSV 4.0)..." for CSV_TAB. No separator, no line end. */
 void csv_first_cell(struct sbuf *b, enum csv_format f, const struct csv_zone *zone);

@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "data.h"
 #include "report_proc.h"
+#include "tz.h"
 
 #include <errno.h>
 #include <math.h>
@@ -69,6 +70,13 @@ int export_open(struct reader *rd, struct live *live, const struct series *s, si
     x->rd = rd;
     x->live = live;
     x->o = *o;
+    /* the stream's own copy: it may outlive the caller's options (an HTTP answer streams on) */
+    x->o.zone = o->zone ? tz_copy(o->zone) : NULL;
+    if (o->zone && !x->o.zone) {
+        free(x->s);
+        free(x);
+        return -ENOMEM;
+    }
     if (x->o.every < 1)
         x->o.every = 1;
     if (x->o.interval_ms <= 0)
@@ -87,7 +95,10 @@ static void header(struct export_stream *x, int64_t first_ms)
     struct csv_zone zone;
     char path[512];
 
-    csv_zone_at(x->o.utc, first_ms, &zone);
+    if (x->o.zone)
+        csv_zone_in(x->o.zone, first_ms, &zone);
+    else
+        csv_zone_at(x->o.utc, first_ms, &zone);
     csv_first_cell(&x->out, x->o.format, &zone);
     for (size_t i = 0; i < x->ns; i++) {
         series_path(&x->s[i], path, sizeof(path));
@@ -152,7 +163,10 @@ static int next_window(struct export_stream *x)
     for (size_t p = 0; p < res.npoints; p++) {
         if (x->row_no++ % (uint64_t)x->o.every)
             continue;
-        csv_time_cell(&x->out, res.ts[p], x->o.utc);
+        if (x->o.zone)
+            csv_time_cell_in(&x->out, res.ts[p], x->o.zone);
+        else
+            csv_time_cell(&x->out, res.ts[p], x->o.utc);
         for (size_t i = 0; i < x->ns; i++)
             csv_value_cell(&x->out, x->o.format, res.values[i * res.npoints + p]);
         csv_end_line(&x->out);
@@ -203,6 +217,8 @@ int export_parse_opts(const char *format, const char *tz, const char *every,
 {
     char *end = NULL;
     long n = 1;
+    struct tz_zone *zone = NULL;
+    int rc;
 
     if (every) {
         errno = 0;
@@ -210,18 +226,31 @@ int export_parse_opts(const char *format, const char *tz, const char *every,
     }
     if (format && strcmp(format, "csv") && strcmp(format, "tsv"))
         snprintf(why, whylen, "%s: '%.50s' is not csv or tsv", names[0], format);
-    else if (tz && strcmp(tz, "local") && strcmp(tz, "utc"))
-        snprintf(why, whylen, "%s: '%.50s' is not local or utc", names[1], tz);
-    else if (every && (!*every || *end || errno || n < 1 || n > EXPORT_MAX_EVERY))
+    else if (tz && strcmp(tz, "local") && strcmp(tz, "utc") && (rc = tz_load(tz, &zone)) < 0) {
+        if (rc == -ENOMEM)
+            return -ENOMEM;
+        snprintf(why, whylen,
+                 "%s: '%.50s' is not local, utc, +HH:MM, -HH:MM or a zone of the tz database "
+                 "(Europe/Paris)",
+                 names[1], tz);
+    } else if (every && (!*every || *end || errno || n < 1 || n > EXPORT_MAX_EVERY))
         snprintf(why, whylen, "%s: '%.50s' is not a whole number from 1 to %d (keep every Nth row)",
                  names[2], every, EXPORT_MAX_EVERY);
     else {
         o->format = format && !strcmp(format, "tsv") ? CSV_TAB : CSV_COMMA;
         o->utc = tz && !strcmp(tz, "utc");
+        o->zone = zone;
         o->every = (int)n;
         return 0;
     }
+    tz_free(zone);
     return -EINVAL;
+}
+
+void export_opts_clear(struct export_opts *o)
+{
+    tz_free(o->zone);
+    o->zone = NULL;
 }
 
 int export_columns(struct reader *rd, struct live *live, const struct pattern *pats, size_t npat,
@@ -257,6 +286,7 @@ void export_close(struct export_stream *x)
     if (!x)
         return;
     sbuf_free(&x->out);
+    tz_free(x->o.zone);
     free(x->s);
     free(x);
 }

@@ -24,7 +24,9 @@
 struct export_opts {
     int64_t from_ms, to_ms; /* inclusive */
     enum csv_format format;
-    int utc;             /* timestamps and header zone in UTC, else local time */
+    int utc; /* timestamps and header zone in UTC, else local time */
+    struct tz_zone
+        *zone;           /* tz=NAME or tz=+HH:MM: this zone (owned; export_opts_clear), else NULL */
     int every;           /* keep every Nth row (relog -t N); 1 = all */
     const char *host;    /* for the \\HOST part of the column names */
     int64_t interval_ms; /* the sampling interval, to size the windows */
@@ -34,14 +36,20 @@ struct export_opts {
 
 struct export_stream;
 
+struct tz_zone;
+
 /*
- * The options format (csv, tsv), tz (local, utc) and every (1..EXPORT_MAX_EVERY) as the user gave
+ * The options format (csv, tsv), tz (local, utc, +HH:MM/-HH:MM, or a zone of the tz database:
+ * tz_load) and every (1..EXPORT_MAX_EVERY) as the user gave
  * them (NULL: csv, local, 1) into *o. names[3] are what the caller calls the three ("format", "tz",
  * "every" in a URL; "--format", "--tz", "-t" on a command line). Returns 0, or -EINVAL with one
  * line in why (e.g. "tz: 'x' is not local or utc") and *o untouched.
  */
 int export_parse_opts(const char *format, const char *tz, const char *every,
                       const char *const names[3], struct export_opts *o, char *why, size_t whylen);
+
+/* Release what export_parse_opts put in *o (its zone); accepts one it did not fill. */
+void export_opts_clear(struct export_opts *o);
 
 /*
  * The columns of an export into *set (the caller frees it): the series of pats[0..npat) that the

@@ -3,7 +3,7 @@
 // web/dashboard/node_modules: `npm ci --prefix web/dashboard`). Run by test_dashboard.py, which
 // starts the daemons; this script only talks to them over HTTP, like a user's browser.
 //
-//   node dashboard_e2e.cjs '{"mode": "main"|"auth", "url": ..., "outdir": ..., "chromium": ...,
+//   node dashboard_e2e.cjs '{"mode": "main"|"auth"|"compare", "url": ..., "outdir": ..., "chromium": ...,
 //                            "playwright": ..., "workdir": ..., "token": ...}'
 //
 // Prints one line per check, "CHECK ok WHAT" or "CHECK FAIL WHAT", "FIGURE name value" lines for
@@ -592,9 +592,143 @@ async function authMode() {
   check(errors.length === 0, `no console errors but the expected 401s (${errors.length}: ${errors.slice(0, 3).join(" | ")})`);
 }
 
+// ---- compare mode: two settled runs on the daemon (test_dashboard_compare.py made them) ----
+
+// The view the page is in, once it has settled there: {view, hash, report, compare}.
+async function viewState(page) {
+  return page.evaluate(() => {
+    const rep = document.getElementById("report"), cmp = document.getElementById("compare");
+    return { view: document.body.dataset.view, hash: location.hash,
+             report: rep.hidden ? null : rep.dataset.runId + (rep.dataset.ready === "1" ? "" : "?"),
+             compare: cmp.hidden ? null : cmp.dataset.ready,
+             liveCharts: !document.getElementById("charts").hidden };
+  });
+}
+
+async function waitView(page, want, what) {
+  try {
+    await page.waitForFunction((w) => {
+      const rep = document.getElementById("report"), cmp = document.getElementById("compare");
+      if (document.body.dataset.view !== w.view) return false;
+      if (w.view === "run") return !rep.hidden && rep.dataset.runId === w.id && rep.dataset.ready === "1" && cmp.hidden;
+      if (w.view === "compare") return !cmp.hidden && cmp.dataset.ready === w.ids && rep.hidden;
+      return rep.hidden && cmp.hidden && !document.getElementById("charts").hidden;
+    }, want, { timeout: 15000 });
+  } catch (e) {
+    // said below
+  }
+  const st = await viewState(page);
+  const ok = st.view === want.view && (want.view !== "run" || st.report === want.id) &&
+    (want.view !== "compare" || st.compare === want.ids) && (want.view !== "live" || (!st.report && !st.compare));
+  check(ok, `${what}: the ${want.view} view${want.id ? " of run " + want.id : ""}${want.ids ? " of " + want.ids : ""} (${JSON.stringify(st)})`);
+  return ok;
+}
+
+const UNIT_KIND = { "B": "bytes", "B/s": "bytes/s", "%": "%", "s": "s", "": "text" };
+
+// The overlaid charts and the table of the compare view against GET /api/v1/runs/compare.
+async function checkCompare(page, ids, what) {
+  const cmp = (await api(`/api/v1/runs/compare?ids=${ids.join(",")}`)).json;
+  const charts = await page.evaluate(() => Array.from(document.querySelectorAll(".chart-cmp")).map((c) => {
+    const u = c._plot;
+    if (!u) return { id: c.id, plot: false };
+    return { id: c.id, plot: true, xmin: u.scales.x.min, xmax: u.scales.x.max, x0: u.data[0][0],
+             labels: u.series.slice(1).map((s) => s.label),
+             nonNull: u.data.slice(1).map((col) => col.filter((v) => v != null).length),
+             canvas: !!c.querySelector("canvas") };
+  }));
+  const disk = charts.find((c) => c.id === "cmp-disk") || {};
+  check(disk.plot && disk.canvas, `${what}: the disk chart is drawn`);
+  for (const id of ids)
+    check((disk.labels || []).includes(`#${id} read`) && (disk.labels || []).includes(`#${id} write`),
+          `${what}: run ${id}'s read and write are on the disk chart (${JSON.stringify(disk.labels)})`);
+  const perRun = (disk.labels || []).length / ids.length;
+  ids.forEach((id, i) => {
+    const n = (disk.nonNull || []).slice(i * perRun, (i + 1) * perRun).reduce((a, b) => a + b, 0);
+    check(n > 0, `${what}: run ${id} has points on the disk chart (${n})`);
+  });
+  const longest = Math.max(...cmp.runs.map((r) => r.duration_s + (r.tail_s || 0)));
+  check(disk.xmin === 0 && disk.x0 >= 0 && disk.x0 <= 1.001 && disk.xmax <= longest + 2.001,
+        `${what}: x is seconds from each run's start, from 0 (x ${disk.xmin}..${disk.xmax}, first point ${disk.x0}, longest run ${longest} s)`);
+  check(charts.length === 4 && charts.every((c) => c.plot && c.labels.length % ids.length === 0),
+        `${what}: four overlaid charts, each with every run (${JSON.stringify(charts.map((c) => [c.id, c.labels && c.labels.length]))})`);
+
+  const cells = await page.evaluate(() => Array.from(document.querySelectorAll("#compare-table td[data-figure]"))
+    .map((td) => ({ name: td.dataset.figure, run: Number(td.dataset.run), unit: td.dataset.unit,
+                    val: td.querySelector(".val").textContent,
+                    ratio: td.querySelector(".ratio") ? td.querySelector(".ratio").textContent : null })));
+  let bad = 0;
+  for (const f of cmp.figures) {
+    f.values.forEach((v, i) => {
+      const c = cells.find((x) => x.name === f.name && x.run === i);
+      const kind = UNIT_KIND[f.unit];
+      const got = !c ? undefined : kind ? parseShown(c.val, kind) : (c.val === "\u2014" ? null : Number(c.val));
+      const shownRatio = c && c.ratio ? Number(c.ratio.replace(/^\s*\u00d7/, "")) : null;
+      const wantRatio = i > 0 ? f.ratios[i] : null;
+      if (!c || !sameNumber(got, v) || !sameNumber(shownRatio, wantRatio)) {
+        bad++;
+        check(false, `${what}: table ${f.name} run ${i}: shows ${JSON.stringify(c)}, the API says ${JSON.stringify(v)} x${wantRatio}`);
+      }
+    });
+  }
+  check(bad === 0 && cells.length === cmp.figures.length * ids.length,
+        `${what}: all ${cells.length} table cells match /api/v1/runs/compare (${cmp.figures.length} figures)`);
+}
+
+async function compareMode() {
+  const { browser, context } = await launch();
+  const errors = [];
+  const page = await context.newPage();
+  watchConsole(page, errors);
+  try {
+    const list = (await api("/api/v1/runs")).json.runs;
+    const ids = list.map((r) => r.id).sort((a, b) => a - b).slice(0, 2);
+    check(ids.length === 2, `the daemon has two runs (${ids})`);
+    const [a, b] = ids.map(String);
+    await page.goto(cfg.url + "/");
+    await waitView(page, { view: "live" }, "the page opens");
+    await page.waitForSelector(`#runs button[data-run-id="${a}"]`, { timeout: 10000 });
+    await page.click(`#runs button[data-run-id="${a}"]`);
+    await waitView(page, { view: "run", id: a }, "a click on a run");
+    check((await page.evaluate(() => location.hash)) === `#run=${a}`, `the URL says #run=${a}`);
+    check(await page.isDisabled("#compare-go"), "compare is off with no run ticked");
+    await page.check(`#runs .run-pick[data-run-id="${a}"]`);
+    check(await page.isDisabled("#compare-go"), "compare is off with one run ticked");
+    await page.check(`#runs .run-pick[data-run-id="${b}"]`);
+    await page.click("#compare-go");
+    await waitView(page, { view: "compare", ids: `${a},${b}` }, "compare with two runs ticked");
+    check((await page.evaluate(() => location.hash)) === `#compare=${a},${b}`, `the URL says #compare=${a},${b}`);
+    await checkCompare(page, [a, b], "ticked");
+    await shot(page, "compare.png");
+    await page.goBack();
+    await waitView(page, { view: "run", id: a }, "back from the comparison");
+    await page.goBack();
+    await waitView(page, { view: "live" }, "back again");
+    await page.goForward();
+    await waitView(page, { view: "run", id: a }, "forward");
+
+    // the URLs open the page in their state
+    const direct = await context.newPage();
+    watchConsole(direct, errors);
+    await direct.goto(`${cfg.url}/#compare=${b},${a}`);
+    await waitView(direct, { view: "compare", ids: `${b},${a}` }, `/#compare=${b},${a} opened directly`);
+    await checkCompare(direct, [b, a], "opened directly");
+    await direct.goto(`${cfg.url}/#run=${b}`);
+    await waitView(direct, { view: "run", id: b }, `/#run=${b} opened directly`);
+    await direct.close();
+  } catch (e) {
+    check(false, `the browser session ran to its end: ${e.message}`);
+    await shot(page, "compare-failure.png").catch(() => {});
+  } finally {
+    await browser.close();
+  }
+  check(errors.length === 0, `no console errors (${errors.length}: ${errors.slice(0, 3).join(" | ")})`);
+}
+
 (async () => {
   fs.mkdirSync(cfg.outdir, { recursive: true });
   if (cfg.mode === "auth") await authMode();
+  else if (cfg.mode === "compare") await compareMode();
   else await mainMode();
 })().catch((e) => {
   console.log(`CHECK FAIL dashboard_e2e: ${e.stack || e}`);

@@ -216,6 +216,39 @@ def root_block_device(path="."):
     return os.path.basename(dev)
 
 
+def loop_fs(prefix, size_bytes):
+    """A file system of the test's own, that nobody else reads or writes: ext4 on a loop device
+    backed by a file on the real disk under /var/tmp. Returns (work, loop, mnt); loop_fs_remove
+    takes it down. Needs root."""
+    work = tempfile.mkdtemp(prefix=prefix, dir="/var/tmp")
+    image, mnt = os.path.join(work, "disk.img"), os.path.join(work, "mnt")
+    os.mkdir(mnt)
+    with open(image, "wb") as f:
+        f.truncate(size_bytes)
+    loop = subprocess.run(["losetup", "--find", "--show", image], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    subprocess.run(["mkfs.ext4", "-q", "-F", loop], check=True)
+    subprocess.run(["mount", loop, mnt], check=True)
+    return work, loop, mnt
+
+
+def loop_fs_remove(work, loop, mnt):
+    subprocess.run(["umount", mnt])
+    subprocess.run(["losetup", "-d", loop])
+    subprocess.run(["rm", "-rf", work])
+
+
+def diskstats_bytes(disk, field, path="/proc/diskstats"):
+    """The sectors of `field` (0-based column of /proc/diskstats: 5 read, 9 written; 512-byte
+    units) of `disk`, in bytes, from `path` (a copy, or the live file)."""
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if p[2] == disk:
+                return int(p[field]) * 512
+    raise KeyError(disk)
+
+
 def ticks(daemon, t_from_ms=None, t_to_ms=None):
     """[(t_ms, interval_ms, missed)] of the ticks table, oldest first, optionally within [from, to]."""
     sql = "SELECT t_ms, interval_ms, missed FROM ticks WHERE 1"

@@ -2,7 +2,8 @@
 """`perflog export --db PATH` names the path and the reason when the database cannot be opened:
 no such directory, no such file, is a directory, permission denied (run as an unprivileged user),
 read-only filesystem (a WAL database on a read-only tmpfs mounted in a private mount namespace).
-The database is a real one, written by perflogd.
+The database is a real one, written by perflogd. perflogd --db names a directory and a missing
+directory too, and leaves no lock file beside a directory.
 
 Needs root, unshare(1), PERFLOGD and PERFLOG_BUILD_DIR."""
 import os
@@ -22,6 +23,12 @@ def export_db(path, user=None):
     p = subprocess.run([os.path.abspath(PERFLOG), "export", "--db", path, "--from", "-1h", DIRTY],
                        capture_output=True, timeout=60, env=client_env("http://127.0.0.1:1"),
                        user=user, cwd="/")
+    return p.returncode, p.stderr.decode(errors="replace")
+
+
+def daemon_db(path):
+    p = subprocess.run([os.environ["PERFLOGD"], "--db", path, "--listen", "127.0.0.1:1"],
+                       capture_output=True, timeout=30)
     return p.returncode, p.stderr.decode(errors="replace")
 
 
@@ -54,6 +61,16 @@ def main():
         rc, err = export_db(private, user=NOBODY)
         check(rc == 1 and private in err and "permission denied" in err,
               f"a file the user may not read: 'permission denied' ({err.strip()!r})")
+
+        sub = os.path.join(tmp, "sub")
+        os.mkdir(sub)
+        rc, err = daemon_db(sub)
+        check(rc != 0 and sub in err and "is a directory" in err and not os.path.exists(sub + ".lock"),
+              f"perflogd --db DIR: 'is a directory', no DIR.lock made (rc {rc}, {err.strip()[-160:]!r})")
+        bad = os.path.join(tmp, "nodir", "perflog.db")
+        rc, err = daemon_db(bad)
+        check(rc != 0 and "no such directory" in err and os.path.join(tmp, "nodir") in err,
+              f"perflogd --db in a missing directory: named (rc {rc}, {err.strip()[-160:]!r})")
 
         ro = os.path.join(tmp, "ro")
         os.mkdir(ro)

@@ -9,7 +9,10 @@
 - a valid and an invalid path: the valid one runs, the invalid one is named as typeperf names it,
   exit 1; `\\\\otherhost\\...` and `-s otherhost` are refused with a pointer to --server, the
   daemon's own host name is accepted;
-- the closing line "The command completed successfully.".
+- the closing line "The command completed successfully.";
+- `-config FILE`, typeperf's settings file: its counters, -sc, -f and -o are used, the command
+  line's options win over the file's, and a bad file (unknown key, missing file) exits 2 naming
+  the file, the line and the key.
 
 Needs root (O_DIRECT on /var/tmp), PERFLOGD and PERFLOG_BUILD_DIR."""
 import mmap
@@ -166,6 +169,45 @@ def test_bad_paths(d, host):
               f"-s {name}: the local host is accepted (rc {rc}, {err.strip()!r})")
 
 
+def test_config(d, tmp, host):
+    avail = "\\Memory\\Available Bytes"
+    cfg = os.path.join(tmp, "settings.cfg")
+    with open(cfg, "w") as f:
+        f.write("; typeperf -config\n[c]\n" + DIRTY + "\n" + avail + "\n[sc] 2\n[f]\nTSV\n")
+    rc, out, err = perflog(d.url, "typeperf", "-config", cfg)
+    rows = read_rows(strip_done(out) or b"", delim="\t")
+    check(rc == 0 and len(rows) == 3 and rows[0][1:] == [f"\\\\{host}{DIRTY}", f"\\\\{host}{avail}"],
+          f"-config: the file's counters, [sc] 2 and TSV (rc {rc}, {err.strip()!r}, rows {rows})")
+
+    # the command line's -sc wins; its counter comes before the file's
+    cpu = "\\Processor(_Total)\\% Processor Time"
+    rc, out, err = perflog(d.url, "typeperf", cpu, "-sc", "1", "-config", cfg)
+    rows = read_rows(strip_done(out) or b"", delim="\t")
+    check(rc == 0 and len(rows) == 2 and [c.split("\\", 3)[-1] for c in rows[0][1:]]
+          == [cpu[1:], DIRTY[1:], avail[1:]],
+          f"-sc 1 on the command line wins over [sc] 2; its counter first (rc {rc}, rows {rows})")
+
+    # [o] writes the rows to the file
+    dest = os.path.join(tmp, "rows.csv")
+    with open(cfg, "w") as f:
+        f.write(f"c={DIRTY}\nsc=1\no={dest}\n")
+    rc, out, err = perflog(d.url, "typeperf", "-config", cfg)
+    data = open(dest, "rb").read() if os.path.exists(dest) else b""
+    check(rc == 0 and DIRTY.encode() in data and DIRTY.encode() not in out,
+          f"o= in the settings file writes the rows to that file (rc {rc}, {len(data)} bytes)")
+
+    with open(cfg, "w") as f:
+        f.write("[c]\n" + DIRTY + "\n\n[interval]\n5\n")
+    rc, out, err = perflog(d.url, "typeperf", "-config", cfg)
+    check(rc == 2 and f"{cfg}:4:" in err and "unknown key 'interval'" in err and not out,
+          f"an unknown key: exit 2 naming the file, the line and the key (rc {rc}, {err.strip()!r})")
+
+    missing = os.path.join(tmp, "none.cfg")
+    rc, out, err = perflog(d.url, "typeperf", "-config", missing)
+    check(rc == 2 and missing in err and "No such file" in err and not out,
+          f"a missing settings file: exit 2 naming it (rc {rc}, {err.strip()!r})")
+
+
 def main():
     require_root()
     tmp = tempfile.mkdtemp(prefix="perflog-typeperf-")
@@ -177,6 +219,7 @@ def main():
         test_first_row_new(d)
         test_query_out(d, tmp)
         test_bad_paths(d, host)
+        test_config(d, tmp, host)
         test_si_average(d, workdir)
     finally:
         d.stop()

@@ -22,8 +22,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perflogtest import (Daemon, check, finish, log_lines, require_root,  # noqa: E402
-                         root_block_device)
+from perflogtest import (Daemon, check, diskstats_bytes, finish, log_lines,  # noqa: E402
+                         loop_fs, loop_fs_remove, require_root, root_block_device)
 
 PERFLOG = os.path.join(os.environ.get("PERFLOG_BUILD_DIR", "build"), "perflog")
 SIZE_MIB = 64
@@ -31,27 +31,14 @@ LAZY_MIB = 128
 
 
 def diskstats_write_bytes(path, disk):
-    """Sectors written (field 10 of /proc/diskstats, 512-byte units) of `disk`, in bytes, from a
-    copy of /proc/diskstats at `path`."""
-    with open(path) as f:
-        for line in f:
-            p = line.split()
-            if p[2] == disk:
-                return int(p[9]) * 512
-    raise KeyError(disk)
+    """Sectors written (field 10 of /proc/diskstats) of `disk`, in bytes, from a copy of
+    /proc/diskstats at `path`."""
+    return diskstats_bytes(disk, 9, path)
 
 
 def main():
     require_root()
-    work = tempfile.mkdtemp(prefix="perflog-it-edges-", dir="/var/tmp")
-    image, mnt = os.path.join(work, "disk.img"), os.path.join(work, "mnt")
-    os.mkdir(mnt)
-    with open(image, "wb") as f:
-        f.truncate(512 << 20)
-    loop = subprocess.run(["losetup", "--find", "--show", image], capture_output=True, text=True,
-                          check=True).stdout.strip()
-    subprocess.run(["mkfs.ext4", "-q", "-F", loop], check=True)
-    subprocess.run(["mount", loop, mnt], check=True)
+    work, loop, mnt = loop_fs("perflog-it-edges-", 512 << 20)
     target = os.path.join(mnt, "direct.bin")
     disk = root_block_device(mnt)
     check(disk == os.path.basename(loop), f"the test's file system is on its own {loop}")
@@ -154,9 +141,7 @@ def main():
               f"after a reload excluding loop*, the edges read {sorted(disks)}, not {disk}")
     finally:
         d.stop()
-        subprocess.run(["umount", mnt])
-        subprocess.run(["losetup", "-d", loop])
-        subprocess.run(["rm", "-rf", work])
+        loop_fs_remove(work, loop, mnt)
     d.check_sanitizers()
     finish()
 

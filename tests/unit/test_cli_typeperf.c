@@ -2,7 +2,8 @@
  * test_cli_typeperf.c - the pure parts of `perflog typeperf` (cli/typeperf_args.c): typeperf's
  * option spellings, -si forms, the -cf counter file, the unique path list and the -q/-qx paths;
  * -s and \\HOST prefixes; the rate over a -si window; the console format byte for byte against
- * typeperf's own output (tests/fixtures/csv/typeperf_*).
+ * typeperf's own output (tests/fixtures/csv/typeperf_*); the -config settings file
+ * (the .cfg files of tests/fixtures/typeperf) and how it combines with the command line.
  */
 #include "sbuf.h"
 #include "testlib.h"
@@ -372,6 +373,147 @@ static void test_console_format(void)
     CHECK_STR(TP_COMPLETED, "\r\nThe command completed successfully.\r\n");
 }
 
+/* Parse and apply tests/fixtures/typeperf/NAME onto the command line argv. 0 or -1 (err, *line). */
+static int config_fixture(const char *name, int argc, const char *const *argv, struct tp_args *a,
+                          struct tp_config *cfg, int *line)
+{
+    char path[512], *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    snprintf(path, sizeof(path), "%s/typeperf/%s", FIXTURES_DIR, name);
+    err[0] = '\0';
+    *line = -1;
+    CHECK_INT(parse(a, argc, argv), 0);
+    CHECK_INT(tp_read_text_file(path, &text, &len), 0);
+    if (!text)
+        return -1;
+    rc = tp_config_parse(text, len, cfg, line, err, sizeof(err));
+    free(text);
+    if (rc == 0)
+        rc = tp_config_apply(cfg, a, line, err, sizeof(err));
+    return rc;
+}
+
+static void test_config_sections(void)
+{
+    const char *argv[] = {"typeperf", "-config", "x.cfg"};
+    struct tp_args a;
+    struct tp_config cfg = {0};
+    int line;
+
+    CHECK_INT(config_fixture("sections.cfg", 3, argv, &a, &cfg, &line), 0);
+    CHECK_STR(a.config, "x.cfg");
+    CHECK_INT(a.paths.n, 2);
+    if (a.paths.n == 2) {
+        CHECK_STR(a.paths.v[0], "\\Memory\\Dirty Bytes");             /* trailing blanks dropped */
+        CHECK_STR(a.paths.v[1], "\\PhysicalDisk(*)\\Disk Bytes/sec"); /* quotes dropped */
+    }
+    CHECK_INT(a.si_ms, 2000);
+    CHECK_INT(a.sc, 3);
+    CHECK_INT(a.tsv, 1);
+    CHECK_INT(a.yes, 1);
+    CHECK(a.out == NULL);
+    tp_list_free(&a.paths);
+    tp_config_free(&cfg);
+}
+
+static void test_config_keyvalue(void)
+{
+    /* the command line's -sc and -o win; its counter comes first, the file's is added */
+    const char *argv[] = {
+        "typeperf", "\\Memory\\Dirty Bytes", "-sc", "7", "-o", "cli.csv", "-config", "x.cfg"};
+    struct tp_args a;
+    struct tp_config cfg = {0};
+    int line;
+
+    CHECK_INT(config_fixture("keyvalue.cfg", 8, argv, &a, &cfg, &line), 0);
+    CHECK_INT(a.si_ms, 1000);
+    CHECK_INT(a.sc, 7);
+    CHECK_STR(a.out, "cli.csv");
+    CHECK_INT(a.paths.n, 2);
+    if (a.paths.n == 2) {
+        CHECK_STR(a.paths.v[0], "\\Memory\\Dirty Bytes");
+        CHECK_STR(a.paths.v[1], "\\Memory\\Cached Bytes"); /* no \r left */
+    }
+    tp_list_free(&a.paths);
+    tp_config_free(&cfg);
+
+    /* without them on the command line, the file's -o (with its space) and -sc hold */
+    const char *argv2[] = {"typeperf"};
+    CHECK_INT(config_fixture("keyvalue.cfg", 1, argv2, &a, &cfg, &line), 0);
+    CHECK_INT(a.sc, 2);
+    CHECK_STR(a.out, "out dir/rows.csv");
+    tp_list_free(&a.paths);
+    tp_config_free(&cfg);
+}
+
+/* A bad settings file fails on the line and with the words given. */
+static void check_bad_config(const char *name, int want_line, const char *want)
+{
+    const char *argv[] = {"typeperf"};
+    struct tp_args a;
+    struct tp_config cfg = {0};
+    int line;
+
+    CHECK_INT(config_fixture(name, 1, argv, &a, &cfg, &line), -1);
+    CHECK_INT(line, want_line);
+    CHECK(strstr(err, want) != NULL);
+    if (!strstr(err, want))
+        fprintf(stderr, "%s: got '%s', want '%s'\n", name, err, want);
+    tp_list_free(&a.paths);
+    tp_config_free(&cfg);
+}
+
+static void test_config_bad(void)
+{
+    check_bad_config("bad_unknown_key.cfg", 4, "unknown key 'interval'");
+    check_bad_config("bad_value.cfg", 3, "got 'abc'");
+    check_bad_config("bad_no_key.cfg", 2, "a value before any key");
+    check_bad_config("bad_missing_value.cfg", 1, "key 'si' has no value");
+    check_bad_config("bad_twice.cfg", 4, "key 'sc' given twice (first on line 1)");
+    check_bad_config("bad_nested.cfg", 1, "cannot name another");
+
+    /* in-memory edge cases: a second value of a single key, a value for y, '[' alone */
+    struct tp_config cfg = {0};
+    int line;
+    const char two[] = "[si]\n1\n2\n", yv[] = "[y] yes\n", open_br[] = "[si\n";
+    CHECK_INT(tp_config_parse(two, strlen(two), &cfg, &line, err, sizeof(err)), -1);
+    CHECK_INT(line, 3);
+    CHECK(strstr(err, "takes one value") != NULL);
+    tp_config_free(&cfg);
+    CHECK_INT(tp_config_parse(yv, strlen(yv), &cfg, &line, err, sizeof(err)), -1);
+    CHECK(strstr(err, "takes no value") != NULL);
+    tp_config_free(&cfg);
+    CHECK_INT(tp_config_parse(open_br, strlen(open_br), &cfg, &line, err, sizeof(err)), -1);
+    CHECK(strstr(err, "without ']'") != NULL);
+    tp_config_free(&cfg);
+    /* an empty file and a file of comments are no settings, not an error */
+    CHECK_INT(tp_config_parse("", 0, &cfg, &line, err, sizeof(err)), 0);
+    CHECK_INT(tp_config_parse("; x\n# y\n", 8, &cfg, &line, err, sizeof(err)), 0);
+    CHECK_INT(cfg.n, 0);
+    /* -q with its object on the next line; -qx on its own */
+    const char q[] = "[q]\nMemory\n", qx[] = "[QX]\n";
+    struct tp_args a;
+    const char *argv[] = {"typeperf"};
+    CHECK_INT(parse(&a, 1, argv), 0);
+    CHECK_INT(tp_config_parse(q, strlen(q), &cfg, &line, err, sizeof(err)), 0);
+    CHECK_INT(tp_config_apply(&cfg, &a, &line, err, sizeof(err)), 0);
+    CHECK_INT(a.query, TP_QUERY_PATHS);
+    CHECK_STR(a.query_object, "Memory");
+    tp_config_free(&cfg);
+    CHECK_INT(parse(&a, 1, argv), 0);
+    CHECK_INT(tp_config_parse(qx, strlen(qx), &cfg, &line, err, sizeof(err)), 0);
+    CHECK_INT(tp_config_apply(&cfg, &a, &line, err, sizeof(err)), 0);
+    CHECK_INT(a.query, TP_QUERY_INSTANCES);
+    CHECK(a.query_object == NULL);
+    tp_config_free(&cfg);
+    /* -config needs its FILE */
+    const char *noval[] = {"typeperf", "-config"};
+    CHECK_INT(parse(&a, 2, noval), -1);
+    tp_list_free(&a.paths);
+}
+
 int main(void)
 {
     test_list();
@@ -386,5 +528,8 @@ int main(void)
     test_local_host();
     test_window_rate();
     test_console_format();
+    test_config_sections();
+    test_config_keyvalue();
+    test_config_bad();
     return tl_done();
 }

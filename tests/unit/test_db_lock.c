@@ -53,7 +53,20 @@ static void test_no_dir(void)
     snprintf(db, sizeof(db), "%s/missing/perflog.db", dir);
     CHECK_INT(db_lock_take(db, &l, err, sizeof(err)), -ENOENT);
     CHECK(l == NULL);
-    CHECK(strstr(err, "cannot open the lock file") != NULL);
+    CHECK(strstr(err, "no such directory") != NULL && strstr(err, "/missing") != NULL);
+}
+
+/* A directory given as the database: named, and no DIR.lock made beside it. */
+static void test_is_dir(void)
+{
+    char lock[320], err[512] = "";
+    struct db_lock *l = NULL;
+
+    snprintf(lock, sizeof(lock), "%s.lock", dir);
+    CHECK_INT(db_lock_take(dir, &l, err, sizeof(err)), -EISDIR);
+    CHECK(l == NULL);
+    CHECK(strstr(err, "is a directory") != NULL);
+    CHECK(access(lock, F_OK) != 0);
 }
 
 static void test_parse_pid(void)
@@ -88,6 +101,7 @@ int main(void)
     }
     test_take_twice();
     test_no_dir();
+    test_is_dir();
     test_parse_pid();
     test_message();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

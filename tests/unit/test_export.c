@@ -5,6 +5,7 @@
  */
 #include "export.h"
 #include "testlib.h"
+#include "tz.h"
 
 #include <errno.h>
 #include <string.h>
@@ -68,7 +69,23 @@ static void test_parse_opts(void)
     CHECK_STR(why, "format: 'xlsx' is not csv or tsv");
     CHECK_INT(o.every, 3); /* untouched */
     CHECK_INT(export_parse_opts(NULL, "cet", NULL, cli, &o, why, sizeof(why)), -EINVAL);
-    CHECK_STR(why, "--tz: 'cet' is not local or utc");
+    CHECK_STR(why, "--tz: 'cet' is not local, utc, +HH:MM, -HH:MM or a zone of the tz database "
+                   "(Europe/Paris)");
+    CHECK(o.zone == NULL);
+    /* a zone of the tz database, a fixed offset: o.zone, released by export_opts_clear */
+    CHECK_INT(export_parse_opts(NULL, "Europe/Paris", NULL, url, &o, why, sizeof(why)), 0);
+    CHECK(o.zone != NULL && !o.utc && !strcmp(tz_name(o.zone), "Europe/Paris"));
+    export_opts_clear(&o);
+    CHECK(o.zone == NULL);
+    CHECK_INT(export_parse_opts(NULL, "+05:30", NULL, url, &o, why, sizeof(why)), 0);
+    CHECK(o.zone != NULL && tz_offset_at(o.zone, 0, NULL) == 19800);
+    export_opts_clear(&o);
+    static const char *const hostile[] = {"../../etc/passwd", "/etc/passwd", "Europe/../../x",
+                                          "zone1970.tab",     "+25:00",      "right/UTC"};
+    for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+        CHECK_INT(export_parse_opts(NULL, hostile[i], NULL, url, &o, why, sizeof(why)), -EINVAL);
+        CHECK(o.zone == NULL && strncmp(why, "tz: '", 5) == 0);
+    }
     static const char *const bad_every[] = {"0", "1000001", "", "5x", "-1", "99999999999999999999"};
     for (size_t i = 0; i < sizeof(bad_every) / sizeof(bad_every[0]); i++) {
         CHECK_INT(export_parse_opts(NULL, NULL, bad_every[i], cli, &o, why, sizeof(why)), -EINVAL);

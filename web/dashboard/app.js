@@ -1,11 +1,14 @@
 // app.js - the page: the time range (live 5 min / 1 h / 24 h, or a fixed custom one), the data it
 // needs from /api/v1/data (with a step, so long ranges come from the roll-ups), the 1 s live
-// update, the theme, and the runs: selecting one shows its window and report.
+// update, the theme, and the runs: selecting one shows its window and report, ticking two or more
+// compares them. The page's state is in its URL: #run=ID, #compare=A,B,...; none: live. Each is a
+// history entry, so the browser's back button returns to the view before.
 "use strict";
 var PL = window.PL || (window.PL = {});
 
 (function () {
-  var fmt = PL.fmt, charts = PL.charts, runs = PL.runs, api = PL.api;
+  var fmt = PL.fmt, charts = PL.charts, runs = PL.runs, api = PL.api, compare = PL.compare;
+  var MAX_COMPARE = 20; // GET /api/v1/runs/compare takes 2 to 20 runs
   // About one point per pixel of a laptop-wide chart: any range draws in a few milliseconds.
   var TARGET_POINTS = 1200;
   // Steps the API serves well: a few seconds from the raw ticks, whole minutes from the minute
@@ -210,9 +213,17 @@ var PL = window.PL || (window.PL = {});
     }));
   }
 
+  // The compare button: enabled for 2 to MAX_COMPARE ticked runs.
+  function ticked(ids) {
+    var b = document.getElementById("compare-go");
+    b.disabled = ids.length < 2 || ids.length > MAX_COMPARE;
+    b.textContent = ids.length >= 2 ? "compare " + ids.length : "compare";
+  }
+
   async function refreshRuns() {
     var list = await runs.list();
-    runs.renderList(list, function (id) { selectRun(id).catch(fail); });
+    runs.renderList(list, function (id) { go("run=" + id); }, ticked);
+    ticked(runs.picked());
     document.getElementById("runs").dataset.loaded = String(list.length);
     state.runList = list;
     liveBands(list);
@@ -222,6 +233,8 @@ var PL = window.PL || (window.PL = {});
 
   async function selectRun(id) {
     clearTimeout(runTimer);
+    compare.hide();
+    document.body.dataset.view = "run";
     var run = await runs.get(id);
     runs.setSelected(run);
     runs.renderReport(run);
@@ -239,7 +252,49 @@ var PL = window.PL || (window.PL = {});
     clearTimeout(runTimer);
     runs.setSelected(null);
     charts.setShade(null);
+    compare.hide();
+    document.body.dataset.view = "live";
     await setLive(300);
+  }
+
+  // Runs side by side: the live charts stop, the overlaid ones and the table take their place.
+  async function showCompare(ids) {
+    clearTimeout(runTimer);
+    runs.setSelected(null);
+    charts.setShade(null);
+    state.live = false;
+    state.gen++;
+    runs.setPicked(ids);
+    ticked(ids);
+    setActive("compare");
+    document.body.dataset.view = "compare";
+    await compare.show(ids, function (spanMs) { return stepFor(spanMs); });
+    status("comparing " + ids.map(function (id) { return "#" + id; }).join(", ") +
+      " \u00b7 x: seconds from each run's start");
+  }
+
+  // ---- the URL: #run=ID, #compare=A,B,...; anything else is the live view ----
+
+  // Go to the view of `hash` (without '#'; "" the live view) as a new history entry.
+  function go(hash) {
+    if (location.hash.replace(/^#/, "") === hash) route();
+    else location.hash = hash;
+  }
+
+  // Leave the URL's view without a new view of its own (a range button): drop the hash.
+  function dropHash() {
+    if (location.hash) history.pushState(null, "", location.pathname + location.search);
+  }
+
+  function route() {
+    var h = location.hash.replace(/^#/, ""), m;
+    if ((m = /^run=([1-9][0-9]{0,14})$/.exec(h))) return selectRun(Number(m[1])).catch(fail);
+    if ((m = /^compare=([1-9][0-9]{0,14}(?:,[1-9][0-9]{0,14})+)$/.exec(h))) {
+      var ids = m[1].split(",").map(Number);
+      if (ids.length <= MAX_COMPARE) return showCompare(ids).catch(fail);
+      fail(new Error("at most " + MAX_COMPARE + " runs can be compared"));
+    }
+    return closeRun().catch(fail);
   }
 
   async function downloadRun(kind) {
@@ -295,8 +350,11 @@ var PL = window.PL || (window.PL = {});
           setActive("custom");
           return;
         }
+        dropHash();
         runs.setSelected(null);
         charts.setShade(null);
+        compare.hide();
+        document.body.dataset.view = "live";
         setLive(Number(b.dataset.range)).catch(fail);
       });
     });
@@ -311,13 +369,21 @@ var PL = window.PL || (window.PL = {});
     });
     document.getElementById("theme").addEventListener("click", cycleTheme);
     document.getElementById("runs-refresh").addEventListener("click", function () { refreshRuns().catch(fail); });
-    document.getElementById("run-close").addEventListener("click", function () { closeRun().catch(fail); });
+    document.getElementById("run-close").addEventListener("click", function () { go(""); });
+    document.getElementById("compare-close").addEventListener("click", function () { go(""); });
+    document.getElementById("compare-go").addEventListener("click", function () {
+      go("compare=" + runs.picked().join(","));
+    });
+    window.addEventListener("hashchange", route);
     document.getElementById("dl-csv").addEventListener("click", function () { downloadRun("csv").catch(fail); });
     document.getElementById("dl-json").addEventListener("click", function () { downloadRun("json").catch(fail); });
     var pending = null;
     window.addEventListener("resize", function () {
       clearTimeout(pending);
-      pending = setTimeout(charts.resize, 100);
+      pending = setTimeout(function () {
+        charts.resize();
+        compare.resize();
+      }, 100);
     });
     window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", function () {
       if (savedTheme() === "auto") {
@@ -339,6 +405,8 @@ var PL = window.PL || (window.PL = {});
       document.getElementById("host").textContent = h.host + " \u00b7 " + h.version;
       document.title = "perflog \u00b7 " + h.host;
       await refreshRuns();
+      if (location.hash) await route();
+      else document.body.dataset.view = "live";
     } catch (e) {
       fail(e);
     }
@@ -346,6 +414,7 @@ var PL = window.PL || (window.PL = {});
     setInterval(function () { if (state.live) refreshRuns().catch(fail); }, 5000);
   }
 
-  PL.app = { state: state, setLive: setLive, setFixed: setFixed, selectRun: selectRun, stepFor: stepFor };
+  PL.app = { state: state, setLive: setLive, setFixed: setFixed, selectRun: selectRun, stepFor: stepFor,
+             showCompare: showCompare };
   start();
 })();

@@ -13,7 +13,7 @@
 # its content changes, so an unchanged dashboard recompiles nothing.
 cmake_minimum_required(VERSION 3.18)
 
-set(SCRIPTS format.js api.js charts.js runs.js app.js)
+set(SCRIPTS format.js api.js charts.js runs.js compare.js app.js)
 
 foreach(var SRC UPLOT OUT)
   if(NOT DEFINED ${var})

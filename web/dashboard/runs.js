@@ -65,7 +65,10 @@ PL.runs = (function () {
     return "#" + r.id + " " + (r.label || r.command || "run");
   }
 
-  function renderList(runs, onPick) {
+  // The runs ticked for a comparison (ids), kept across the list's reloads.
+  var picked = [];
+
+  function renderList(runs, onPick, onTick) {
     var ul = document.getElementById("runs");
     ul.textContent = "";
     if (!runs.length) {
@@ -82,6 +85,17 @@ PL.runs = (function () {
         fmt.time(r.start_ms) + " \u00b7 " + dur + " \u00b7 " + r.status +
         (r.verdict ? " \u00b7 " + r.verdict.limit + (r.verdict.instance ? " " + r.verdict.instance : "") : "")));
       b.addEventListener("click", function () { onPick(r.id); });
+      var box = el("input", { type: "checkbox", "class": "run-pick", "data-run-id": String(r.id),
+                              title: "compare this run", "aria-label": "compare run #" + r.id });
+      box.checked = picked.indexOf(r.id) >= 0;
+      // only a run with its report can be compared
+      box.disabled = ["settled", "interrupted", "failed"].indexOf(r.status) < 0;
+      box.addEventListener("change", function () {
+        picked = picked.filter(function (id) { return id !== r.id; });
+        if (box.checked) picked.push(r.id);
+        if (onTick) onTick(picked.slice());
+      });
+      li.appendChild(box);
       li.appendChild(b);
       ul.appendChild(li);
     });
@@ -157,6 +171,13 @@ PL.runs = (function () {
     get: async function (id) { return PL.api.json("/api/v1/runs/" + id); },
     renderList: renderList, renderReport: renderReport, windows: windows,
     setSelected: setSelected, selected: function () { return selected; },
+    picked: function () { return picked.slice(); },
+    setPicked: function (ids) {
+      picked = ids.slice();
+      document.querySelectorAll("#runs .run-pick").forEach(function (b) {
+        b.checked = picked.indexOf(Number(b.dataset.runId)) >= 0;
+      });
+    },
     final: function (run) { return run.report != null && run.status !== "running" && run.status !== "ending"; },
   };
 })();

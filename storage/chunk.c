@@ -1,0 +1,446 @@
+/*
+ * chunk.c - the series chunk codec; see chunk.h.
+ *
+ * Layout (all varints are unsigned LEB128, at most 10 bytes; "zz" is zig-zag, so that small
+ * negative numbers stay short):
+ *
+ *   u8      version (CHUNK_VERSION)
+ *   varint  n, the number of points (1..CHUNK_MAX_POINTS)
+ *   u8      flags: bit 0 = some value is absent (a bitmap follows); other bits 0
+ *   [ceil(n / 8) bytes: bit i set = point i has a value, LSB first; padding bits 0]
+ *   varint  zz(tick[0])
+ *   seq     the n - 1 tick differences (each >= 1), when n > 1
+ *   seq     the m present values, when m > 0
+ *
+ * A seq of k >= 1 integers starts with a code byte:
+ *   0 SAME   varint zz(v)                                  every value equal
+ *   1 FOR    varint zz(min), u8 w, ceil(k w / 8) bytes     v - min in w bits each
+ *   2 DFOR   varint zz(v0), varint zz(dmin), u8 w, bytes   (v[i] - v[i-1]) - dmin, i >= 1
+ *   3 DVAR   varint zz(v0), k - 1 varints zz(v[i] - v[i-1])
+ * The encoder picks the shortest. Bits are packed LSB first. With consecutive ticks the tick
+ * differences are all 1: SAME, two bytes for the whole chunk.
+ */
+#include "chunk.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SEQ_SAME = 0, SEQ_FOR = 1, SEQ_DFOR = 2, SEQ_DVAR = 3 };
+
+struct bytes {
+    uint8_t *p;
+    size_t len, cap;
+    int oom;
+};
+
+static void put(struct bytes *b, const void *src, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        uint8_t *p;
+
+        while (cap < b->len + n)
+            cap *= 2;
+        p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, src, n);
+    b->len += n;
+}
+
+static void put_u8(struct bytes *b, unsigned v)
+{
+    uint8_t c = (uint8_t)v;
+
+    put(b, &c, 1);
+}
+
+static uint64_t zz(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v < 0 ? -1 : 0);
+}
+
+static int64_t unzz(uint64_t u)
+{
+    return (int64_t)((u >> 1) ^ (~(u & 1) + 1));
+}
+
+static size_t varint_size(uint64_t v)
+{
+    size_t n = 1;
+
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static void put_varint(struct bytes *b, uint64_t v)
+{
+    uint8_t buf[10];
+    size_t n = 0;
+
+    while (v >= 0x80) {
+        buf[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    buf[n++] = (uint8_t)v;
+    put(b, buf, n);
+}
+
+static unsigned width_of(uint64_t range)
+{
+    unsigned w = 0;
+
+    while (range) {
+        w++;
+        range >>= 1;
+    }
+    return w;
+}
+
+static size_t packed_size(size_t k, unsigned w)
+{
+    return (k * w + 7) / 8;
+}
+
+/* The values x[i] - base (mod 2^64) in w bits each, LSB first; x[i] is v[i], or v[i] - v[i-1]
+ * for i >= 1 when `diff`. */
+static void put_packed(struct bytes *b, const int64_t *v, size_t k, uint64_t base, unsigned w,
+                       int diff)
+{
+    unsigned cur = 0, nbits = 0;
+
+    for (size_t i = diff ? 1 : 0; i < k; i++) {
+        uint64_t x = (diff ? (uint64_t)v[i] - (uint64_t)v[i - 1] : (uint64_t)v[i]) - base;
+
+        for (unsigned done = 0; done < w;) {
+            unsigned take = 8 - nbits < w - done ? 8 - nbits : w - done;
+
+            cur |= (unsigned)((x >> done) & ((1u << take) - 1)) << nbits;
+            nbits += take;
+            done += take;
+            if (nbits == 8) {
+                put_u8(b, cur);
+                cur = nbits = 0;
+            }
+        }
+    }
+    if (nbits)
+        put_u8(b, cur);
+}
+
+/* The signed minimum and maximum of v[from..k), in int64_t order, of plain or first-difference
+ * values; the range max - min as uint64_t. */
+static uint64_t range_of(const int64_t *v, size_t k, int diff, int64_t *min_out)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+    for (size_t i = diff ? 1 : 0; i < k; i++) {
+        int64_t x = diff ? (int64_t)((uint64_t)v[i] - (uint64_t)v[i - 1]) : v[i];
+
+        if (x < lo)
+            lo = x;
+        if (x > hi)
+            hi = x;
+    }
+    *min_out = lo;
+    return (uint64_t)hi - (uint64_t)lo;
+}
+
+static void put_seq(struct bytes *b, const int64_t *v, size_t k)
+{
+    int64_t vmin, dmin;
+    uint64_t vrange = range_of(v, k, 0, &vmin);
+    unsigned w = width_of(vrange), wd = 0;
+    size_t for_size = 2 + varint_size(zz(vmin)) + packed_size(k, w);
+    size_t dfor_size = SIZE_MAX, dvar_size = 1 + varint_size(zz(v[0]));
+
+    if (vrange == 0) {
+        put_u8(b, SEQ_SAME);
+        put_varint(b, zz(v[0]));
+        return;
+    }
+    /* k >= 2 here: one value has no range */
+    wd = width_of(range_of(v, k, 1, &dmin));
+    dfor_size = 2 + varint_size(zz(v[0])) + varint_size(zz(dmin)) + packed_size(k - 1, wd);
+    for (size_t i = 1; i < k; i++)
+        dvar_size += varint_size(zz((int64_t)((uint64_t)v[i] - (uint64_t)v[i - 1])));
+    if (for_size <= dfor_size && for_size <= dvar_size) {
+        put_u8(b, SEQ_FOR);
+        put_varint(b, zz(vmin));
+        put_u8(b, w);
+        put_packed(b, v, k, (uint64_t)vmin, w, 0);
+    } else if (dfor_size <= dvar_size) {
+        put_u8(b, SEQ_DFOR);
+        put_varint(b, zz(v[0]));
+        put_varint(b, zz(dmin));
+        put_u8(b, wd);
+        put_packed(b, v, k, (uint64_t)dmin, wd, 1);
+    } else {
+        put_u8(b, SEQ_DVAR);
+        put_varint(b, zz(v[0]));
+        for (size_t i = 1; i < k; i++)
+            put_varint(b, zz((int64_t)((uint64_t)v[i] - (uint64_t)v[i - 1])));
+    }
+}
+
+int chunk_encode(const struct chunk_points *p, uint8_t **out, size_t *out_len)
+{
+    struct bytes b = {0};
+    int64_t *tmp = NULL;
+    size_t n = p->n, m = 0;
+    int has_nulls = 0, rc = -ENOMEM;
+
+    if (n == 0 || n > CHUNK_MAX_POINTS)
+        return -EINVAL;
+    for (size_t i = 1; i < n; i++)
+        if (p->ticks[i] <= p->ticks[i - 1] ||
+            (uint64_t)p->ticks[i] - (uint64_t)p->ticks[i - 1] > (uint64_t)INT64_MAX)
+            return -EINVAL;
+    tmp = malloc(n * sizeof *tmp);
+    if (!tmp)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        if (p->present && !p->present[i])
+            has_nulls = 1;
+        else
+            tmp[m++] = p->values[i];
+    }
+    put_u8(&b, CHUNK_VERSION);
+    put_varint(&b, n);
+    put_u8(&b, (unsigned)has_nulls);
+    if (has_nulls) {
+        for (size_t i = 0; i < n; i += 8) {
+            unsigned byte = 0;
+
+            for (size_t j = i; j < n && j < i + 8; j++)
+                if (p->present[j])
+                    byte |= 1u << (j - i);
+            put_u8(&b, byte);
+        }
+    }
+    put_varint(&b, zz(p->ticks[0]));
+    if (n > 1) {
+        /* the differences of the ticks, in place of the values' scratch space: values come after */
+        int64_t *d = malloc((n - 1) * sizeof *d);
+
+        if (!d)
+            goto out;
+        for (size_t i = 1; i < n; i++)
+            d[i - 1] = p->ticks[i] - p->ticks[i - 1];
+        put_seq(&b, d, n - 1);
+        free(d);
+    }
+    if (m > 0)
+        put_seq(&b, tmp, m);
+    if (b.oom)
+        goto out;
+    *out = b.p;
+    *out_len = b.len;
+    b.p = NULL;
+    rc = 0;
+out:
+    free(b.p);
+    free(tmp);
+    return rc;
+}
+
+/* ---- decoding: every read is bounds-checked ---- */
+
+struct reader {
+    const uint8_t *p;
+    size_t len, pos;
+    int bad;
+};
+
+static unsigned get_u8(struct reader *r)
+{
+    if (r->pos >= r->len) {
+        r->bad = 1;
+        return 0;
+    }
+    return r->p[r->pos++];
+}
+
+static uint64_t get_varint(struct reader *r)
+{
+    uint64_t v = 0;
+
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        unsigned c = get_u8(r);
+
+        if (r->bad)
+            return 0;
+        if (shift == 63 && c > 1) { /* the tenth byte holds one bit */
+            r->bad = 1;
+            return 0;
+        }
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80))
+            return v;
+    }
+    r->bad = 1;
+    return 0;
+}
+
+/* k values of w bits (LSB first) + base, or first differences + base summed from v0. */
+static void get_packed(struct reader *r, int64_t *v, size_t k, uint64_t base, unsigned w, int diff)
+{
+    size_t need = packed_size(diff ? k - 1 : k, w), bit = 0;
+    const uint8_t *src;
+
+    if (need > r->len - r->pos) {
+        r->bad = 1;
+        return;
+    }
+    src = r->p + r->pos;
+    for (size_t i = diff ? 1 : 0; i < k; i++) {
+        uint64_t x = 0;
+
+        for (unsigned done = 0; done < w;) {
+            size_t byte = bit / 8;
+            unsigned off = (unsigned)(bit % 8), take = 8 - off < w - done ? 8 - off : w - done;
+            uint64_t bits = (uint64_t)((src[byte] >> off) & ((1u << take) - 1));
+
+            x |= bits << done;
+            done += take;
+            bit += take;
+        }
+        x += base;
+        v[i] = diff ? (int64_t)((uint64_t)v[i - 1] + x) : (int64_t)x;
+    }
+    /* the padding bits of the last byte must be 0: one encoding per chunk */
+    if (bit % 8 && (src[bit / 8] >> (bit % 8)) != 0)
+        r->bad = 1;
+    r->pos += need;
+}
+
+static void get_seq(struct reader *r, int64_t *v, size_t k)
+{
+    unsigned code = get_u8(r), w;
+    uint64_t base;
+
+    if (r->bad)
+        return;
+    switch (code) {
+    case SEQ_SAME:
+        v[0] = unzz(get_varint(r));
+        for (size_t i = 1; i < k; i++)
+            v[i] = v[0];
+        return;
+    case SEQ_FOR:
+        base = (uint64_t)unzz(get_varint(r));
+        w = get_u8(r);
+        if (r->bad || w > 64) {
+            r->bad = 1;
+            return;
+        }
+        get_packed(r, v, k, base, w, 0);
+        return;
+    case SEQ_DFOR:
+        v[0] = unzz(get_varint(r));
+        base = (uint64_t)unzz(get_varint(r));
+        w = get_u8(r);
+        if (r->bad || w > 64) {
+            r->bad = 1;
+            return;
+        }
+        get_packed(r, v, k, base, w, 1);
+        return;
+    case SEQ_DVAR:
+        v[0] = unzz(get_varint(r));
+        for (size_t i = 1; i < k && !r->bad; i++)
+            v[i] = (int64_t)((uint64_t)v[i - 1] + (uint64_t)unzz(get_varint(r)));
+        return;
+    default:
+        r->bad = 1;
+    }
+}
+
+static long header(struct reader *r, unsigned *flags)
+{
+    uint64_t n;
+
+    if (get_u8(r) != CHUNK_VERSION || r->bad)
+        return -EINVAL;
+    n = get_varint(r);
+    *flags = get_u8(r);
+    if (r->bad || n == 0 || n > CHUNK_MAX_POINTS || (*flags & ~1u))
+        return -EINVAL;
+    return (long)n;
+}
+
+long chunk_count(const uint8_t *buf, size_t len)
+{
+    struct reader r = {.p = buf, .len = len};
+    unsigned flags;
+
+    return header(&r, &flags);
+}
+
+int chunk_decode(const uint8_t *buf, size_t len, struct chunk_points *p, size_t cap)
+{
+    struct reader r = {.p = buf, .len = len};
+    unsigned flags;
+    long n = header(&r, &flags);
+    size_t m = 0;
+
+    p->n = 0;
+    if (n < 0)
+        return (int)n;
+    if ((size_t)n > cap)
+        return -ENOSPC;
+    if (flags & 1) {
+        size_t nbytes = ((size_t)n + 7) / 8;
+
+        if (nbytes > r.len - r.pos)
+            return -EINVAL;
+        for (long i = 0; i < n; i++)
+            p->present[i] = (r.p[r.pos + (size_t)i / 8] >> (i % 8)) & 1;
+        if (n % 8 && (r.p[r.pos + nbytes - 1] >> (n % 8)) != 0)
+            return -EINVAL;
+        r.pos += nbytes;
+    } else {
+        memset(p->present, 1, (size_t)n);
+    }
+    p->ticks[0] = unzz(get_varint(&r));
+    if (n > 1) {
+        get_seq(&r, p->ticks + 1, (size_t)n - 1);
+        if (r.bad)
+            return -EINVAL;
+        for (long i = 1; i < n; i++) {
+            int64_t d = p->ticks[i];
+
+            /* the differences are >= 1 and the ticks may not pass INT64_MAX */
+            if (d < 1 || p->ticks[i - 1] > INT64_MAX - d)
+                return -EINVAL;
+            p->ticks[i] = p->ticks[i - 1] + d;
+        }
+    }
+    for (long i = 0; i < n; i++)
+        m += p->present[i];
+    if (flags & 1 && m == (size_t)n) /* a bitmap of all ones is not how the encoder writes it */
+        return -EINVAL;
+    if (m > 0) {
+        /* the present values, decoded at the front of values[], then spread to their places */
+        get_seq(&r, p->values, m);
+        if (r.bad)
+            return -EINVAL;
+    }
+    for (long i = n - 1, j = (long)m - 1; i >= 0; i--)
+        p->values[i] = p->present[i] ? p->values[j--] : 0;
+    if (r.bad || r.pos != r.len)
+        return -EINVAL;
+    p->n = (size_t)n;
+    return 0;
+}

@@ -1,0 +1,244 @@
+/*
+ * test_chunk.c - the series chunk codec (storage/chunk.c): exact round trips on edge values
+ * (64-bit extremes, wraps, gaps, NULLs, a series that appears and vanishes), the code chosen for
+ * typical columns and its size, and refusal of malformed chunks.
+ */
+#include "chunk.h"
+#include "testlib.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_MAX 4096
+
+static int64_t ticks[N_MAX], vals[N_MAX], dticks[N_MAX], dvals[N_MAX];
+static uint8_t pres[N_MAX], dpres[N_MAX];
+
+/* Encode points [0, n), decode them, and compare every point; returns the encoded size, or 0. */
+static size_t roundtrip(size_t n, int with_pres)
+{
+    struct chunk_points in = {
+        .n = n, .ticks = ticks, .values = vals, .present = with_pres ? pres : NULL};
+    struct chunk_points out = {.ticks = dticks, .values = dvals, .present = dpres};
+    uint8_t *buf = NULL;
+    size_t len = 0, same = 1;
+
+    if (chunk_encode(&in, &buf, &len) != 0)
+        return 0;
+    CHECK_INT(chunk_count(buf, len), (long)n);
+    CHECK_INT(chunk_decode(buf, len, &out, n), 0);
+    CHECK_INT(out.n, n);
+    for (size_t i = 0; i < n && i < out.n; i++) {
+        int p = with_pres ? pres[i] : 1;
+
+        if (dticks[i] != ticks[i] || dpres[i] != p || (p && dvals[i] != vals[i]) ||
+            (!p && dvals[i] != 0))
+            same = 0;
+        if (!same) {
+            fprintf(stderr, "point %zu of %zu: tick %lld/%lld value %lld/%lld present %d/%d\n", i,
+                    n, (long long)ticks[i], (long long)dticks[i], (long long)vals[i],
+                    (long long)dvals[i], p, dpres[i]);
+            break;
+        }
+    }
+    CHECK(same);
+    /* one byte short, and one byte more, are both refused */
+    CHECK_INT(chunk_decode(buf, len - 1, &out, n), -EINVAL);
+    CHECK_INT(out.n, 0);
+    {
+        uint8_t *longer = malloc(len + 1);
+
+        memcpy(longer, buf, len);
+        longer[len] = 0;
+        CHECK_INT(chunk_decode(longer, len + 1, &out, n), -EINVAL);
+        free(longer);
+    }
+    if (n > 1)
+        CHECK_INT(chunk_decode(buf, len, &out, n - 1), -ENOSPC);
+    free(buf);
+    return len;
+}
+
+static void consecutive(size_t n, int64_t first)
+{
+    for (size_t i = 0; i < n; i++) {
+        ticks[i] = first + (int64_t)i;
+        pres[i] = 1;
+    }
+}
+
+static void test_extremes(void)
+{
+    static const int64_t edge[] = {INT64_MIN, INT64_MAX, 0, -1, 1, INT64_MIN + 1, INT64_MAX - 1};
+    size_t n = sizeof edge / sizeof edge[0];
+
+    consecutive(n, 1);
+    memcpy(vals, edge, sizeof edge);
+    CHECK(roundtrip(n, 0) > 0);
+    /* only the extremes, alternating: every difference wraps */
+    for (size_t i = 0; i < 64; i++)
+        vals[i] = i % 2 ? INT64_MAX : INT64_MIN;
+    consecutive(64, 1000);
+    CHECK(roundtrip(64, 0) > 0);
+    /* one point */
+    vals[0] = INT64_MIN;
+    ticks[0] = INT64_MAX;
+    CHECK(roundtrip(1, 0) > 0);
+    /* ticks at both ends of int64 (a difference of INT64_MAX is allowed, more is refused) */
+    ticks[0] = -1;
+    ticks[1] = INT64_MAX - 1;
+    vals[0] = vals[1] = 5;
+    CHECK(roundtrip(2, 0) > 0);
+    {
+        struct chunk_points in = {.n = 2, .ticks = ticks, .values = vals};
+        uint8_t *buf = NULL;
+        size_t len;
+
+        ticks[0] = INT64_MIN;
+        ticks[1] = 0;
+        CHECK_INT(chunk_encode(&in, &buf, &len), -EINVAL);
+        ticks[1] = INT64_MIN;
+        CHECK_INT(chunk_encode(&in, &buf, &len), -EINVAL); /* not increasing */
+        in.n = 0;
+        CHECK_INT(chunk_encode(&in, &buf, &len), -EINVAL);
+        in.n = CHUNK_MAX_POINTS + 1;
+        CHECK_INT(chunk_encode(&in, &buf, &len), -EINVAL);
+    }
+}
+
+/* A u32 counter's delta that wrapped is stored as a large value by the sampler's rules; the
+ * codec just has to keep it. */
+static void test_wraps_and_gaps(void)
+{
+    consecutive(600, 42);
+    for (size_t i = 0; i < 600; i++)
+        vals[i] = (int64_t)((i * 7919u) % 4096u);
+    vals[300] = (int64_t)UINT32_MAX;
+    CHECK(roundtrip(600, 0) > 0);
+    /* ticks with gaps: missed ticks and a restart far later */
+    for (size_t i = 0; i < 600; i++)
+        ticks[i] = 1000 + (int64_t)i + (i > 100 ? 3 : 0) + (i > 400 ? 86400 : 0);
+    CHECK(roundtrip(600, 0) > 0);
+}
+
+/* NULLs anywhere: first, last, all but one, every other; a series that appears mid-chunk (NULL
+ * before) and vanishes (NULL after). */
+static void test_nulls(void)
+{
+    size_t n = 100;
+
+    consecutive(n, 7);
+    for (size_t i = 0; i < n; i++)
+        vals[i] = (int64_t)i * 1000;
+    pres[0] = 0;
+    pres[n - 1] = 0;
+    CHECK(roundtrip(n, 1) > 0);
+    for (size_t i = 0; i < n; i++)
+        pres[i] = i == 50;
+    CHECK(roundtrip(n, 1) > 0);
+    for (size_t i = 0; i < n; i++)
+        pres[i] = 0;
+    CHECK(roundtrip(n, 1) > 0); /* no value at all */
+    for (size_t i = 0; i < n; i++)
+        pres[i] = i % 2;
+    CHECK(roundtrip(n, 1) > 0);
+    for (size_t i = 0; i < n; i++)
+        pres[i] = i >= 30 && i < 70;
+    CHECK(roundtrip(n, 1) > 0);
+    /* 8 points exactly: the bitmap has no padding bits */
+    consecutive(8, 1);
+    pres[3] = 0;
+    CHECK(roundtrip(8, 1) > 0);
+}
+
+/* The codes chosen for typical columns, by size: an idle counter (all 0), a steady byte rate,
+ * a cumulative-looking column (small steps), noise of 12 bits. */
+static void test_sizes(void)
+{
+    size_t n = 600, len;
+
+    consecutive(n, 5000);
+    memset(vals, 0, n * sizeof vals[0]);
+    len = roundtrip(n, 0);
+    CHECK(len > 0 && len <= 10); /* version, n (2), flags, tick (2), SAME 1, SAME 0 */
+    for (size_t i = 0; i < n; i++)
+        vals[i] = 1000000000 + (int64_t)i * 3;
+    len = roundtrip(n, 0);
+    CHECK(len > 0 && len <= 16); /* DFOR of width 0 */
+    srand(7);
+    for (size_t i = 0; i < n; i++)
+        vals[i] = 100000 + (rand() & 0xfff);
+    len = roundtrip(n, 0);
+    CHECK(len > 0 && len <= 16 + (n * 12 + 7) / 8); /* FOR of width 12 */
+    for (size_t i = 0; i < n; i++)
+        vals[i] = (i ? vals[i - 1] : 0) + (int64_t)(rand() % 3) - 1; /* a random walk */
+    len = roundtrip(n, 0);
+    CHECK(len > 0 && len <= 12 + (n * 2 + 7) / 8);
+}
+
+/* Hand-made malformed chunks. */
+static void test_malformed(void)
+{
+    struct chunk_points out = {.ticks = dticks, .values = dvals, .present = dpres};
+    static const uint8_t bad_version[] = {2, 1, 0, 2, 0, 0};
+    static const uint8_t zero_n[] = {1, 0, 0};
+    static const uint8_t bad_flags[] = {1, 1, 2, 2, 0, 0};
+    static const uint8_t width65[] = {1, 2, 0, 2, 0, 2, 1, 0, 65};
+    static const uint8_t bad_code[] = {1, 1, 0, 2, 9, 0};
+    static const uint8_t long_varint[] = {1,    0x80, 0x80, 0x80, 0x80, 0x80,
+                                          0x80, 0x80, 0x80, 0x80, 2};
+    static const uint8_t zero_step[] = {1, 2, 0, 2, 0, 0, 0, 0}; /* tick differences of 0 */
+    static const uint8_t all_ones_bitmap[] = {1, 1, 1, 1, 2, 0, 0};
+    static const uint8_t ok[] = {1, 1, 0, 2, 0, 6}; /* one point: tick 1, value 3 */
+
+    CHECK_INT(chunk_decode(ok, sizeof ok, &out, 1), 0);
+    CHECK_INT(out.n, 1);
+    CHECK_INT(dticks[0], 1);
+    CHECK_INT(dvals[0], 3);
+    CHECK_INT(chunk_decode(bad_version, sizeof bad_version, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(zero_n, sizeof zero_n, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(bad_flags, sizeof bad_flags, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(width65, sizeof width65, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(bad_code, sizeof bad_code, &out, 4), -EINVAL);
+    CHECK_INT(chunk_count(long_varint, sizeof long_varint), -EINVAL);
+    CHECK_INT(chunk_decode(zero_step, sizeof zero_step, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(all_ones_bitmap, sizeof all_ones_bitmap, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(ok, 0, &out, 4), -EINVAL);
+    CHECK_INT(chunk_count(ok, 1), -EINVAL);
+    CHECK_INT(out.n, 0);
+}
+
+/* Random series of every shape: every encoding decodes to the input. */
+static void test_random(void)
+{
+    srand(12345);
+    for (int round = 0; round < 300; round++) {
+        size_t n = 1 + (size_t)(rand() % 700);
+        int shift = rand() % 64, nulls = rand() % 3;
+        int64_t t = (int64_t)(rand() % 100000) - 50000;
+
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = ((uint64_t)rand() << 33) ^ ((uint64_t)rand() << 11) ^ (uint64_t)rand();
+
+            t += 1 + (rand() % 10 == 0 ? rand() % 5 : 0);
+            ticks[i] = t;
+            vals[i] = (int64_t)(r >> shift) - (rand() % 2 ? (int64_t)(r >> (63 - shift % 63)) : 0);
+            pres[i] = nulls == 0 || rand() % (nulls * 3) != 0;
+        }
+        if (roundtrip(n, nulls != 0) == 0)
+            CHECK(0);
+    }
+}
+
+int main(void)
+{
+    test_extremes();
+    test_wraps_and_gaps();
+    test_nulls();
+    test_sizes();
+    test_malformed();
+    test_random();
+    return tl_done();
+}
