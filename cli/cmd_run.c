@@ -14,6 +14,7 @@
 #include "cli/compare.h"
 #include "cli/run.h"
 #include "cli/run_child.h"
+#include "daemon/runs/report_verdict.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -607,6 +608,7 @@ static json_t *collect_report(struct session *s, json_t *main_run, double deadli
             json_decref(run);
         }
         json_object_set_new(rep, "peers", peers);
+        verdict_apply_peers(rep);
     }
     return rep;
 }

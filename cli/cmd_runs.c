@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "cli/run.h"
 #include "daemon/runs/peer_url.h"
+#include "daemon/runs/report_verdict.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -17,7 +18,9 @@ static const char runs_help[] =
     "usage: perflog runs [--utc] [--json]\n"
     "\n"
     "List the runs marked with perflog run, newest first: id, status (running, ending, settled,\n"
-    "interrupted, failed), label, start, duration, settle tail and command.\n"
+    "interrupted, failed), label, start, duration, settle tail, what limited it (the report's\n"
+    "verdict: disk, wire, core, tool, per_file, writeback, retransmits, remote or none, with the\n"
+    "device, interface, core or process) and command.\n"
     "\n"
     "  --utc    times in UTC instead of local time\n"
     "  --json   print the server's JSON answer as it is\n";
@@ -93,9 +96,22 @@ static double span_s(const json_t *run, const char *from, const char *to)
     return isnan(a) || isnan(b) ? NAN : (b - a) / 1000.0;
 }
 
+/* "disk vda", "none", "-" without a verdict: cut to the column like the label. */
+static const char *limit_cell(const json_t *run, char *buf, size_t cap)
+{
+    const json_t *v = json_object_get(run, "verdict");
+    const char *limit = cli_json_str(v, "limit"), *inst = cli_json_str(v, "instance");
+    char raw[256];
+
+    if (!limit)
+        return "-";
+    snprintf(raw, sizeof(raw), "%s%s%s", limit, inst ? " " : "", inst ? inst : "");
+    return term_escape(raw, buf, cap);
+}
+
 static void print_row(const json_t *run, int utc)
 {
-    char id[24], start[32] = "-", dur[32], tail[32], st[64], lb[64], cm[4096];
+    char id[24], start[32] = "-", dur[32], tail[32], st[64], lb[64], lim[24], cm[4096];
     double start_ms = cli_json_num(run, "start_ms");
     const char *label = cli_json_str(run, "label");
 
@@ -103,11 +119,12 @@ static void print_row(const json_t *run, int utc)
     if (!isnan(start_ms))
         cli_format_time((int64_t)start_ms, utc, 0, start, sizeof(start));
     /* the label is cut to its column; cut at a character of the escaped text, not in a byte */
-    printf("%-6s %-11s %-16s %-19s %12s %12s  %s\n", id,
+    printf("%-6s %-11s %-16s %-19s %12s %12s  %-22s %s\n", id,
            term_escape(cli_json_str(run, "status"), st, sizeof(st)),
            term_escape(label && *label ? label : "-", lb, 17), start,
            cli_format_duration(span_s(run, "start_ms", "end_ms"), dur, sizeof(dur)),
            cli_format_duration(span_s(run, "end_ms", "settled_ms"), tail, sizeof(tail)),
+           limit_cell(run, lim, sizeof(lim)),
            term_escape(cli_json_str(run, "command"), cm, sizeof(cm)));
 }
 
@@ -133,8 +150,8 @@ int cmd_runs(const struct cli *c, int argc, char **argv)
     if (json)
         cli_print_body(&resp);
     else {
-        printf("%-6s %-11s %-16s %-19s %12s %12s  %s\n", "ID", "STATUS", "LABEL",
-               utc ? "START (UTC)" : "START", "DURATION", "TAIL", "COMMAND");
+        printf("%-6s %-11s %-16s %-19s %12s %12s  %-22s %s\n", "ID", "STATUS", "LABEL",
+               utc ? "START (UTC)" : "START", "DURATION", "TAIL", "LIMIT", "COMMAND");
         json_array_foreach(json_object_get(root, "runs"), i, run) print_row(run, utc);
     }
     json_decref(root);
@@ -204,6 +221,7 @@ static void add_peers(const struct cli *c, const struct run_peer_tokens *tokens,
             json_array_append_new(peers, peer_entry(c, tokens, json_string_value(name)));
     }
     json_object_set_new(rep, "peers", peers);
+    verdict_apply_peers(rep);
 }
 
 int cmd_report(const struct cli *c, int argc, char **argv)

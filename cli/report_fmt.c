@@ -540,6 +540,7 @@ static void peers(FILE *f, const json_t *r, int depth, int all)
 static void render(FILE *f, const json_t *r, int depth, int all)
 {
     head(f, r);
+    run_report_verdict(f, r);
     story(f, r);
     summary(f, r);
     if (depth == 0)

@@ -98,6 +98,13 @@ double run_latest_dirty(const json_t *latest);
 char *run_report_text(const json_t *report, int all);
 
 /*
+ * The verdict lines that follow the report's head (cli/report_verdict_fmt.c): the limit of the
+ * run and of its tail with their rule and first measured evidence (or the top three utilisations
+ * when no single limit was found), and their phases. Writes nothing for a report without one.
+ */
+void run_report_verdict(FILE *f, const json_t *report);
+
+/*
  * The hosts of a run side by side, for a report whose "peers" holds the peers' reports (as
  * `perflog run` and `perflog report` fill it): a column for the report's own host and one per
  * peer, rows for disk read and write (+ tail), network bytes and packets each way without the

@@ -107,6 +107,32 @@ int reader_run_window(struct reader *r, int64_t id, struct reader_run *out)
     return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
 }
 
+int reader_labelled_report(struct reader *r, const char *label, int64_t before_ms, int64_t *id,
+                           char **json_out)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (prepare(r,
+                "SELECT id, report_json FROM runs WHERE label = ? AND status = 'settled' AND "
+                "end_ms <= ? AND report_json IS NOT NULL ORDER BY end_ms DESC LIMIT 1",
+                &st) < 0)
+        return -EIO;
+    sqlite3_bind_text(st, 1, label, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, before_ms);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *json_out = strdup((const char *)sqlite3_column_text(st, 1));
+        *id = sqlite3_column_int64(st, 0);
+        if (!*json_out)
+            rc = SQLITE_NOMEM;
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_NOMEM)
+        return -ENOMEM;
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : -EIO;
+}
+
 int reader_next_tick(struct reader *r, int64_t from_ms, int64_t *t_ms)
 {
     sqlite3_stmt *st;

@@ -40,6 +40,14 @@ struct reader_run {
 /* Run `id` into *out. Returns 0, -ENOENT (no such run) or -EIO. */
 int reader_run_window(struct reader *r, int64_t id, struct reader_run *out);
 
+/*
+ * The newest settled run labelled `label` that ended at or before before_ms and has a stored
+ * report: its id into *id and its report's JSON text into *json_out (malloc'd; the caller frees
+ * it). Returns 0, -ENOENT (none), -ENOMEM or -EIO.
+ */
+int reader_labelled_report(struct reader *r, const char *label, int64_t before_ms, int64_t *id,
+                           char **json_out);
+
 /* The time of the first tick at or after from_ms into *t_ms, found through the index in one step
  * however long the empty stretch before it. Returns 0, -ENOENT (no tick at or after from_ms) or
  * -EIO. */

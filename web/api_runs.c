@@ -62,7 +62,37 @@ static json_t *utc_or_null(int64_t ms)
     return ms == RUNS_DB_NULL ? json_null() : json_string(tp_format_utc(ms, buf, sizeof(buf)));
 }
 
-/* The run JSON of SPEC; with_report adds "report" (null until there is one). */
+/* The verdicts of a stored report for the list of runs, one row per run to compare (the limit
+ * moving as a setting changes): {"limit", "instance", "utilisation", "tail_limit",
+ * "tail_instance"}, or null for a run without a report or a report without a verdict. */
+static json_t *verdict_summary(const char *report_json)
+{
+    json_t *rep = report_json ? json_loads(report_json, 0, NULL) : NULL, *out = NULL;
+    const json_t *v = json_object_get(rep, "verdict"), *t = json_object_get(rep, "tail_verdict");
+    const char *const keys[] = {"limit", "instance", "utilisation"};
+
+    if (json_is_object(v)) {
+        out = json_object();
+        for (size_t i = 0; i < 3; i++) {
+            json_t *x = json_object_get(v, keys[i]);
+
+            json_object_set_new(out, keys[i], x ? json_incref(x) : json_null());
+        }
+        json_object_set_new(out, "tail_limit",
+                            json_incref(json_is_object(t) && json_object_get(t, "limit")
+                                            ? json_object_get(t, "limit")
+                                            : json_null()));
+        json_object_set_new(out, "tail_instance",
+                            json_incref(json_is_object(t) && json_object_get(t, "instance")
+                                            ? json_object_get(t, "instance")
+                                            : json_null()));
+    }
+    json_decref(rep);
+    return out ? out : json_null();
+}
+
+/* The run JSON of SPEC; with_report adds "report" (null until there is one), without it the
+ * list's "verdict" summary. */
 static json_t *run_json(const struct runs_db_row *r, int with_report)
 {
     json_t *j = json_object(), *rep;
@@ -89,6 +119,8 @@ static json_t *run_json(const struct runs_db_row *r, int with_report)
     if (with_report) {
         rep = r->report_json ? json_loads(r->report_json, 0, NULL) : NULL;
         json_object_set_new(j, "report", rep ? rep : json_null());
+    } else {
+        json_object_set_new(j, "verdict", verdict_summary(r->report_json));
     }
     return j;
 }

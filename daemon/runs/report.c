@@ -22,6 +22,7 @@
 #include "collectors/model/timeparse.h"
 #include "daemon/runs/claims.h"
 #include "daemon/runs/report_io.h"
+#include "daemon/runs/report_verdict_add.h"
 #include "storage/query/data.h"
 #include "storage/query/report_proc.h"
 #include "storage/query/series.h"
@@ -1029,6 +1030,38 @@ static long long inst_pid(const char *inst)
     return c && c[1] ? strtoll(c + 1, NULL, 10) : -1;
 }
 
+/* The run's process tree for the verdict: its summed CPU % at each point of the report's main
+ * series (NAN where no process of it had a value), and its busiest process by CPU seconds. */
+struct tree_cpu {
+    const struct data_result *main;
+    double *pct; /* main->npoints, malloc'd; NULL when the run followed no process */
+    char top[COUNTER_NAME_MAX];
+};
+
+/* Sum the PC_CPU series of the processes (every PC_N-th of res) onto the main points: both
+ * queries read the same ticks, so equal timestamps are the same tick. */
+static void tree_cpu_sum(const struct data_result *res, size_t nseries, struct tree_cpu *tc)
+{
+    size_t m = 0;
+
+    if (!tc || !tc->main || !(tc->pct = malloc((tc->main->npoints + 1) * sizeof(double))))
+        return;
+    for (size_t i = 0; i < tc->main->npoints; i++)
+        tc->pct[i] = NAN;
+    for (size_t p = 0; p < res->npoints; p++) {
+        while (m < tc->main->npoints && tc->main->ts[m] < res->ts[p])
+            m++;
+        if (m == tc->main->npoints || tc->main->ts[m] != res->ts[p])
+            continue;
+        for (size_t i = PC_CPU; i < nseries; i += PC_N) {
+            double v = res->values[i * res->npoints + p];
+
+            if (!isnan(v))
+                tc->pct[m] = (isnan(tc->pct[m]) ? 0 : tc->pct[m]) + v;
+        }
+    }
+}
+
 /*
  * "processes": the run's process tree from the stored Process rows, busiest first. *root gets
  * the root process's totals (its I/O includes what its children did once it reaped them), for a
@@ -1037,7 +1070,7 @@ static long long inst_pid(const char *inst)
  */
 static json_t *processes_json(struct reader *rd, struct live *live, int64_t interval_ms,
                               const struct report_run *run, int64_t to_ms, size_t *nproc,
-                              struct proc_totals *root)
+                              struct proc_totals *root, struct tree_cpu *tc)
 {
     struct series_set set = {0};
     struct data_result res = {0};
@@ -1050,6 +1083,7 @@ static json_t *processes_json(struct reader *rd, struct live *live, int64_t inte
     json_t *arr = json_array();
     char err[256];
     size_t n = 0;
+    double tc_best = -1;
 
     *nproc = 0;
     if (run->pid <= 0 || run->pid > INT32_MAX ||
@@ -1062,6 +1096,7 @@ static json_t *processes_json(struct reader *rd, struct live *live, int64_t inte
         !(iv = point_intervals(rd, live, &res, req.from_ms, to_ms, interval_ms)) ||
         !(pt = calloc(set.n / PC_N + 1, sizeof(*pt))))
         goto out;
+    tree_cpu_sum(&res, set.n, tc);
     {
         struct ctx x = {
             set.s, set.n, &res, iv,  run->start_ms, run->end_ms >= 0 ? run->end_ms : to_ms,
@@ -1077,6 +1112,10 @@ static json_t *processes_json(struct reader *rd, struct live *live, int64_t inte
             }
             if (inst_pid(pt[n].inst) == run->pid && root)
                 *root = pt[n];
+            if (tc && pt[n].v[PC_CPU] > tc_best) {
+                tc_best = pt[n].v[PC_CPU];
+                snprintf(tc->top, sizeof(tc->top), "%s", pt[n].inst);
+            }
         }
     }
     qsort(pt, n, sizeof(*pt), by_io_desc);
@@ -1406,15 +1445,21 @@ static int fetch(struct reader *rd, struct live *live, int64_t interval_ms, int6
                  int64_t to_ms, struct series_set *set, struct data_result *res, double **iv,
                  char *err, size_t errlen)
 {
-    struct pattern pats[NPATTERNS];
+    struct pattern pats[NPATTERNS + 32];
+    size_t npat = NPATTERNS + report_verdict_npatterns;
     struct tick *latest = live ? live_latest(live) : NULL;
     struct data_req req = {
         .from_ms = from_ms, .to_ms = to_ms, .agg = DATA_AVG, .interval_ms = interval_ms};
     int rc;
 
-    for (size_t i = 0; i < NPATTERNS; i++)
-        pattern_parse(report_patterns[i], strlen(report_patterns[i]), &pats[i], NULL);
-    rc = series_resolve(rd, latest, pats, NPATTERNS, 100000, set);
+    if (npat > sizeof(pats) / sizeof(pats[0]))
+        npat = sizeof(pats) / sizeof(pats[0]);
+    for (size_t i = 0; i < npat; i++) {
+        const char *p = i < NPATTERNS ? report_patterns[i] : report_verdict_patterns[i - NPATTERNS];
+
+        pattern_parse(p, strlen(p), &pats[i], NULL);
+    }
+    rc = series_resolve(rd, latest, pats, npat, 100000, set);
     tick_free(latest);
     if (rc != 0) {
         snprintf(err, errlen, "resolving the report's counters: %s",
@@ -1452,6 +1497,7 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     const json_t *kernel;
     json_t *r = NULL, *tp;
     char host[256];
+    struct tree_cpu tc = {&res, NULL, ""};
 
     if (!run || run->start_ms < 0) {
         snprintf(err, errlen, "the run has no start time");
@@ -1517,7 +1563,7 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     {
         struct proc_totals root = {0};
         size_t nproc;
-        json_t *procs = processes_json(rd, live, interval_ms, run, tail_to_ms, &nproc, &root);
+        json_t *procs = processes_json(rd, live, interval_ms, run, tail_to_ms, &nproc, &root, &tc);
 
         json_t *pj = process_json(run, &root);
 
@@ -1542,7 +1588,32 @@ json_t *report_compute(struct reader *rd, struct live *live, int64_t interval_ms
     set_count(r, "disk_tail_write_bytes", dt.tail_write);
     report_io_add(r, run);
     json_object_set_new(r, "peers", json_array());
+    {
+        int64_t cal_id = -1;
+        char *cal_text = NULL;
+        json_t *cal = rd && reader_labelled_report(rd, REPORT_CALIBRATION_LABEL, run->start_ms,
+                                                   &cal_id, &cal_text) == 0
+                          ? json_loads(cal_text, 0, NULL)
+                          : NULL;
+        struct report_verdict_src vs = {.s = set.s,
+                                        .ns = set.n,
+                                        .res = &res,
+                                        .iv_s = iv,
+                                        .tree_cpu_pct = tc.pct,
+                                        .tree_top = tc.top[0] ? tc.top : NULL,
+                                        .start_ms = run->start_ms,
+                                        .end_ms = end_ms,
+                                        .tail_to_ms = tail_to_ms,
+                                        .ended = run->end_ms >= 0,
+                                        .calibration = cal,
+                                        .calibration_id = cal_id};
+
+        report_verdict_add(r, &vs);
+        json_decref(cal);
+        free(cal_text);
+    }
 out:
+    free(tc.pct);
     free(iv);
     data_result_free(&res);
     series_set_free(&set);

@@ -23,6 +23,10 @@ struct compare_figure {
 };
 
 static const struct compare_figure figures[] = {
+    /* what limited each run first: /mt:8 against /mt:16 shows the limit moving */
+    {"verdict.limit", "limit", "", "/verdict/limit", NULL},
+    {"verdict.instance", "limit instance", "", "/verdict/instance", NULL},
+    {"tail_verdict.limit", "tail limit", "", "/tail_verdict/limit", NULL},
     {"throughput.claimed", "claimed", "B/s", "/throughput/claimed", NULL},
     {"throughput.returned", "returned", "B/s", "/throughput/returned", NULL},
     {"throughput.durable", "durable", "B/s", "/throughput/durable", NULL},

@@ -92,6 +92,7 @@ function parseShown(text, kind) {
   if (kind === "%") return unit === "%" ? x : NaN;
   if (kind === "s") return unit === "s" ? x : unit === "min" ? x * 60 : NaN;
   if (kind === "x") return unit === "\u00d7" ? x : NaN;
+  if (kind === "share") return unit === "%" ? x / 100 : NaN;
   return NaN;
 }
 
@@ -328,6 +329,14 @@ async function makeRun() {
   await sleep(1200);
   const dd = spawnSync("dd", ["if=/dev/zero", `of=${file}`, "bs=1M", "count=64"], { encoding: "utf8" });
   check(dd.status === 0, `dd wrote 64 MiB (${dd.stderr.trim().split("\n").pop()})`);
+  // then 4 s of a busy loop, a child of this process and so of the run's tree, in a cpu cgroup
+  // of the largest weight (the other processes of a shared machine are in other cgroups, where
+  // nice does not reach): the tool at one core, a phase of the verdict to shade
+  const cg = `/sys/fs/cgroup/cpu/perflog-e2e-${process.pid}`;
+  fs.mkdirSync(cg);
+  fs.writeFileSync(`${cg}/cpu.shares`, "262144");
+  spawnSync("sh", ["-c", `echo $$ > ${cg}/cgroup.procs && timeout 4 sh -c 'while :; do :; done'; true`]);
+  fs.rmdirSync(cg);
   const ended = await api(`/api/v1/runs/${made.json.id}/end`, { method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ exit_code: dd.status, tool_output: dd.stderr }) });
   check(ended.status === 200, `POST /api/v1/runs/${made.json.id}/end: 200 (${ended.status})`);
@@ -381,13 +390,33 @@ async function runView(page, run) {
   }
   check(wantTail, `the run has a settle tail to shade (end ${run.end_ms}, settled ${run.settled_ms})`);
 
+  // the verdict's phases that named a limit, run and tail, as a strip on every chart
+  const rv = (run.report || {}).verdict, tv = (run.report || {}).tail_verdict;
+  check(rv && Array.isArray(rv.phases) && rv.phases.length >= 1 && tv && Array.isArray(tv.phases),
+        `the report has a verdict and a tail_verdict with phases (${JSON.stringify(rv && rv.limit)})`);
+  const wantPhases = [].concat((rv && rv.phases) || [], (tv && tv.phases) || [])
+    .filter((p) => p.limit !== "none");
+  check(wantPhases.some((p) => p.limit === "tool"),
+        `the busy loop's seconds are a phase of the verdict, the tool (${JSON.stringify((rv || {}).phases)})`);
+  const phases = await page.evaluate(() => Array.from(document.querySelectorAll(".chart")).map((c) => ({
+    id: c.id,
+    shown: Array.from(c.querySelectorAll(".phase")).filter((e) => e.dataset.limit).map((e) => ({ from_ms: Number(e.dataset.fromMs), to_ms: Number(e.dataset.toMs),
+        limit: e.dataset.limit, instance: e.dataset.instance || null, color: getComputedStyle(e).backgroundColor })),
+  })));
+  for (const c of phases)
+    check(JSON.stringify(c.shown.map((p) => [p.from_ms, p.to_ms, p.limit, p.instance])) ===
+          JSON.stringify(wantPhases.map((p) => [p.from_ms, p.to_ms, p.limit, p.instance])),
+          `${c.id}: the verdict's ${wantPhases.length} limiting phases are shaded at their times (${JSON.stringify(c.shown)})`);
+  console.log(`verdict: ${rv && rv.limit} ${rv && rv.instance}, tail ${tv && tv.limit}; ${wantPhases.length} limiting phases`);
+
   // the report beside: every number as the API gives it
   const fresh = await api(`/api/v1/runs/${run.id}`);
   const rep = fresh.json.report;
   const shown = await page.evaluate(() => Array.from(document.querySelectorAll("#report [data-key]"))
     .map((e) => ({ key: e.dataset.key, kind: e.dataset.kind || "text", text: e.textContent })));
   const keys = shown.map((s) => s.key);
-  for (const k of ["throughput.returned", "tool.claimed_bytes_per_s", "process.cache_served_read_pct",
+  for (const k of ["verdict.limit", "tail_verdict.limit",
+                   "throughput.returned", "tool.claimed_bytes_per_s", "process.cache_served_read_pct",
                    "memory.dirty_bytes_at_end", "tail_s", "cpu.busiest.instance", "cpu.busiest.avg_pct"])
     check(keys.includes(k), `the report shows ${k}`);
   // the run followed this node process (and dd, its child): its processes are listed

@@ -89,6 +89,7 @@ def test_not_found(d):
 
 def test_runs_and_report(d, run_ids):
     rc, out, err = perflog(d, "runs")
+    runs_out = out
     check(rc == 0, f"perflog runs exits 0 ({err!r})")
     ids = {line.split()[0] for line in out.splitlines()[1:] if line.strip()}
     for i in run_ids:
@@ -102,7 +103,12 @@ def test_runs_and_report(d, run_ids):
     except ValueError:
         check(False, f"perflog report --json prints JSON: {out[:200]!r}")
         return
-    missing = [k for k in REPORT_KEYS if k not in rep]
+    v = rep.get("verdict") or {}
+    row = [ln for ln in runs_out.splitlines()[1:] if ln.split() and ln.split()[0] == str(run_ids[0])]
+    want = v.get("limit", "?") + (f" {v['instance']}" if v.get("instance") else "")
+    check(row and f"  {want[:21]}" in row[0],
+          f"perflog runs shows run {run_ids[0]}'s limit, {want!r}, as its report's verdict: {row}")
+    missing = [k for k in REPORT_KEYS + ["verdict", "tail_verdict"] if k not in rep]
     check(not missing, f"the report has the docs/design.md §7 keys (missing {missing})")
     for section, keys in SECTION_KEYS.items():
         sub = rep.get(section)

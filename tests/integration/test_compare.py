@@ -23,6 +23,9 @@ SIZE_MIB = 16
 # Where the test expects each scalar figure in a report (docs/report.md), independently of
 # daemon/runs/report_compare.c; per-device figures are "disk.DEV.FIELD" and "nic.DEV.FIELD".
 SCALARS = {
+    "verdict.limit": ("verdict", "limit"),
+    "verdict.instance": ("verdict", "instance"),
+    "tail_verdict.limit": ("tail_verdict", "limit"),
     "throughput.claimed": ("throughput", "claimed"),
     "throughput.returned": ("throughput", "returned"),
     "throughput.durable": ("throughput", "durable"),

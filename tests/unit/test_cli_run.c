@@ -468,6 +468,38 @@ static void test_report_text(void)
     json_decref(r);
 }
 
+/* The verdict lines follow the head: the limit with its rule and first measured evidence (a
+ * "not measured" figure left out), the phases in seconds from the start, the tail's limit with
+ * the top three when no rule held; a terminal escape in an instance is neutralised. */
+static void test_report_verdict_text(void)
+{
+    json_t *r = load(
+        "{\"id\": 7, \"verdict\": {\"limit\": \"disk\", \"instance\": \"vda\", \"utilisation\": "
+        "0.97,"
+        " \"rule\": \"busy\", \"evidence\": [{\"figure\": \"pressure_io_some_pct\", \"value\": "
+        "null,"
+        " \"unit\": \"%\", \"seconds\": 0, \"note\": \"not measured\"}, {\"figure\": \"busy_pct\","
+        " \"value\": 97.2, \"unit\": \"%\", \"seconds\": 12}], \"phases\": [{\"from_ms\": 1000,"
+        " \"to_ms\": 13000, \"limit\": \"none\", \"instance\": null}, {\"from_ms\": 13000, "
+        "\"to_ms\":"
+        " 41300, \"limit\": \"disk\", \"instance\": \"vda\"}]}, \"tail_verdict\": {\"limit\":"
+        " \"none\", \"instance\": null, \"utilisation\": null, \"rule\": \"no single limit\","
+        " \"evidence\": [], \"top\": [{\"limit\": \"core\", \"instance\": \"1\\u001b[2J\","
+        " \"utilisation\": 0.5}], \"phases\": [{\"from_ms\": 41300, \"to_ms\": 42000, \"limit\":"
+        " \"none\", \"instance\": null}]}}");
+    char *text = r ? run_report_text(r, 0) : NULL;
+
+    CHECK(text && strstr(text, "\n\n  limit         a disk vda at 97% of its limit (busy; "
+                               "busy_pct 97.2% over 12 s)\n"
+                               "  phases        0.0-12.0 s none; 12.0-40.3 s a disk vda\n"
+                               "  tail limit    no single limit found (highest: one core 1"));
+    CHECK(text && !strstr(text, "\x1b[2J"));
+    if (text && !strstr(text, "vda at 97% of"))
+        fprintf(stderr, "got:\n%s", text);
+    free(text);
+    json_decref(r);
+}
+
 /* A cold cp: the story leads - returned, on disk (durable), the tail's wait and write - and the
  * details follow; --all lists the idle devices; the process rows say why they do not add up. */
 static const char cold_cp_json[] =
@@ -824,6 +856,7 @@ int main(void)
     test_report_text();
     test_report_story();
     test_report_hosts();
+    test_report_verdict_text();
     test_peer_url();
     test_peer_url_form();
     test_peer_tokens();

@@ -2,8 +2,8 @@
  * test_report_compare.c - the figures of a comparison of runs (web/report_compare.c) on small
  * hand-made reports: values copied from each report, ratios to the first (null where the first is
  * 0 or missing, and for text), one row per disk any run has, idle disks left out, and the JSON
- * pointer reader with its escapes. Also the median/min/max of perflog run --repeat
- * (cli/compare_fmt.c).
+ * pointer reader with its escapes; the verdict's rows first. Also the median/min/max of perflog run
+ * --repeat (cli/compare_fmt.c).
  */
 #include "cli/compare.h"
 #include "daemon/runs/report_compare.h"
@@ -83,6 +83,32 @@ static void test_print(void)
           !strstr(strstr(out, "\nbusiest core "), "median -"));
     CHECK(out && !strstr(out, "median -"));
     free(out);
+    json_decref(cmp);
+    json_decref(r[0]);
+    json_decref(r[1]);
+}
+
+/* The verdict heads the comparison: /mt:8 limited per file, /mt:16 by the wire. */
+static void test_verdict_rows(void)
+{
+    json_t *r[2], *cmp;
+    const json_t *f;
+
+    r[0] = json_loads("{\"id\": 1, \"verdict\": {\"limit\": \"per_file\", \"instance\": null},"
+                      " \"tail_verdict\": {\"limit\": \"none\"}}",
+                      0, NULL);
+    r[1] = json_loads("{\"id\": 2, \"verdict\": {\"limit\": \"wire\", \"instance\": \"eth0\"},"
+                      " \"tail_verdict\": {\"limit\": \"none\"}}",
+                      0, NULL);
+    cmp = report_compare(r, 2);
+    f = json_array_get(json_object_get(cmp, "figures"), 0);
+    CHECK_STR(json_string_value(json_object_get(f, "name")), "verdict.limit");
+    CHECK_STR(json_string_value(json_array_get(json_object_get(f, "values"), 0)), "per_file");
+    CHECK_STR(json_string_value(json_array_get(json_object_get(f, "values"), 1)), "wire");
+    f = figure(cmp, "verdict.instance");
+    CHECK(f && is_null(f, "values", 0));
+    CHECK_STR(json_string_value(json_array_get(json_object_get(f, "values"), 1)), "eth0");
+    CHECK(figure(cmp, "tail_verdict.limit") != NULL);
     json_decref(cmp);
     json_decref(r[0]);
     json_decref(r[1]);
@@ -171,5 +197,6 @@ int main(void)
     for (int i = 0; i < 3; i++)
         json_decref(r[i]);
     test_print();
+    test_verdict_rows();
     return tl_done();
 }

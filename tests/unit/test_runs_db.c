@@ -1,9 +1,10 @@
 /*
  * test_runs_db.c - the runs table (storage/runs_db.c) on a real file: insert, end (twice: 409's
  * -EALREADY), get, list newest first, set the report, delete, closing open runs at start, and the
- * schema 1 -> 2 upgrade that added its columns.
+ * schema 1 -> 2 upgrade that added its columns, and the reader's lookup of a labelled run's report.
  */
 #include "storage/db.h"
+#include "storage/reader.h"
 #include "storage/runs_db.h"
 #include "testlib.h"
 
@@ -204,6 +205,62 @@ static void test_v2_migration(void)
     db_close(d);
 }
 
+/* The calibration lookup of the verdict (reader_labelled_report): the newest settled run of the
+ * label that ended at or before the time and has a report; a running, an unreported or a later
+ * one does not count. */
+static void test_labelled_report(void)
+{
+    char path[256], err[512], *json = NULL;
+    struct db *d;
+    struct runs_db *r;
+    struct reader *rd;
+    struct runs_db_end end = {.end_ms = 0,
+                              .exit_code = 0,
+                              .status = "ending",
+                              .io_read_bytes = RUNS_DB_NULL,
+                              .io_write_bytes = RUNS_DB_NULL,
+                              .storage_read_bytes = RUNS_DB_NULL,
+                              .storage_write_bytes = RUNS_DB_NULL};
+    int64_t a, b, c, e, id = -1;
+
+    snprintf(path, sizeof(path), "%s/labelled.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(runs_db_open(path, &r, err, sizeof(err)), 0);
+    a = insert(r, "calibration", 1000);
+    b = insert(r, "calibration", 3000);
+    c = insert(r, "copy", 5000);
+    e = insert(r, "calibration", 7000); /* ended, no report yet */
+    insert(r, "calibration", 8000);     /* still running */
+    end.end_ms = 2000;
+    CHECK_INT(runs_db_end(r, a, &end), 0);
+    CHECK_INT(runs_db_set_report(r, a, 2100, "settled", "{\"id\":1}"), 0);
+    end.end_ms = 4000;
+    CHECK_INT(runs_db_end(r, b, &end), 0);
+    CHECK_INT(runs_db_set_report(r, b, 4100, "settled", "{\"id\":2}"), 0);
+    end.end_ms = 6000;
+    CHECK_INT(runs_db_end(r, c, &end), 0);
+    CHECK_INT(runs_db_set_report(r, c, 6100, "settled", "{\"id\":3}"), 0);
+    end.end_ms = 7500;
+    CHECK_INT(runs_db_end(r, e, &end), 0);
+    CHECK_INT(reader_open(path, &rd, err, sizeof(err)), 0);
+
+    CHECK_INT(reader_labelled_report(rd, "calibration", 9000, &id, &json), 0);
+    CHECK_INT(id, b);
+    CHECK_STR(json, "{\"id\":2}");
+    free(json);
+    json = NULL;
+    CHECK_INT(reader_labelled_report(rd, "calibration", 3999, &id, &json), 0);
+    CHECK_INT(id, a);
+    free(json);
+    json = NULL;
+    CHECK_INT(reader_labelled_report(rd, "calibration", 1999, &id, &json), -ENOENT);
+    CHECK(json == NULL);
+    CHECK_INT(reader_labelled_report(rd, "nothing", 9000, &id, &json), -ENOENT);
+    reader_close(rd);
+    runs_db_close(r);
+    db_close(d);
+}
+
 int main(void)
 {
     char cmd[128];
@@ -214,6 +271,7 @@ int main(void)
     }
     test_lifecycle();
     test_v2_migration();
+    test_labelled_report();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "cannot remove %s\n", dir);

@@ -110,6 +110,38 @@ PL.charts = (function () {
       el.dataset.fromMs = String(w[0]);
       el.dataset.toMs = String(w[1]);
     });
+    placePhases(u, sh.phases || []);
+  }
+
+  // The verdict's phases (report.verdict and tail_verdict, docs/report.md) as a strip along the
+  // bottom of the plot, one box per phase that named a limit, coloured by the limit.
+  function placePhases(u, phases) {
+    var els = u._plPhaseEls || (u._plPhaseEls = []);
+    while (els.length < phases.length) {
+      var e = document.createElement("div");
+      u.under.appendChild(e);
+      els.push(e);
+    }
+    var width = u.under.clientWidth;
+    els.forEach(function (el, i) {
+      var p = phases[i];
+      if (!p) {
+        el.hidden = true;
+        el.dataset.limit = "";
+        return;
+      }
+      var x0 = Math.max(0, Math.min(width, u.valToPos(p.from_ms / 1000, "x")));
+      var x1 = Math.max(0, Math.min(width, u.valToPos(p.to_ms / 1000, "x")));
+      el.className = "phase phase-" + p.limit;
+      el.hidden = x1 - x0 < 0.5;
+      el.style.left = x0 + "px";
+      el.style.width = (x1 - x0) + "px";
+      el.dataset.fromMs = String(p.from_ms);
+      el.dataset.toMs = String(p.to_ms);
+      el.dataset.limit = p.limit;
+      el.dataset.instance = p.instance || "";
+      el.title = p.limit + (p.instance ? " " + p.instance : "");
+    });
   }
 
   function seriesOpts(spec, picked) {
@@ -340,7 +372,8 @@ PL.charts = (function () {
     });
   }
 
-  // Shade a run on every chart: {run: [from_ms, to_ms], tail: [from_ms, to_ms] or null}, or null.
+  // Shade a run on every chart: {run: [from_ms, to_ms], tail: [from_ms, to_ms] or null, phases:
+  // [{from_ms, to_ms, limit, instance}]}, or null.
   function setShade(sh) {
     PL.charts.shade = sh;
     SPECS.forEach(function (spec) {
@@ -348,7 +381,10 @@ PL.charts = (function () {
       if (u) {
         u._plShade = sh;
         if (sh) placeShades(u);
-        else Object.keys(u._plShadeEls).forEach(function (k) { u._plShadeEls[k].hidden = true; });
+        else {
+          Object.keys(u._plShadeEls).forEach(function (k) { u._plShadeEls[k].hidden = true; });
+          placePhases(u, []);
+        }
       }
     });
   }

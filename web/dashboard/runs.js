@@ -11,6 +11,10 @@ PL.runs = (function () {
   // The report fields shown, in order: [label, key path in the report, kind].
   var FIELDS = [
     ["status", "status", "text"],
+    ["limit", "verdict.limit", "text"],
+    ["limit instance", "verdict.instance", "text"],
+    ["limit utilisation", "verdict.utilisation", "share"],
+    ["tail limit", "tail_verdict.limit", "text"],
     ["duration", "duration_s", "s"],
     ["durable throughput", "throughput.durable", "bytes/s"],
     ["returned throughput", "throughput.returned", "bytes/s"],
@@ -45,6 +49,7 @@ PL.runs = (function () {
     if (v == null) return fmt.DASH;
     if (kind === "text") return String(v);
     if (kind === "s") return fmt.secs(v);
+    if (kind === "share") return fmt.value("%", 100 * v);
     if (kind === "x") return fmt.known(v) ? (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) + " \u00d7" : fmt.DASH;
     return fmt.value(kind, v);
   }
@@ -77,7 +82,8 @@ PL.runs = (function () {
       b.appendChild(el("span", { "class": "run-label" }, label(r)));
       var dur = r.end_ms && r.start_ms ? fmt.secs((r.end_ms - r.start_ms) / 1000) : "\u2026";
       b.appendChild(el("span", { "class": "run-meta" },
-        fmt.time(r.start_ms) + " \u00b7 " + dur + " \u00b7 " + r.status));
+        fmt.time(r.start_ms) + " \u00b7 " + dur + " \u00b7 " + r.status +
+        (r.verdict ? " \u00b7 " + r.verdict.limit + (r.verdict.instance ? " " + r.verdict.instance : "") : "")));
       b.addEventListener("click", function () { onPick(r.id); });
       var box = el("input", { type: "checkbox", "class": "run-pick", "data-run-id": String(r.id),
                               title: "compare this run", "aria-label": "compare run #" + r.id });
@@ -140,10 +146,16 @@ PL.runs = (function () {
   }
 
   // The windows to shade: the run [start, end] and its tail [end, settled]; an open end is now.
+  // With them the verdict's phases that named a limit, of the run and of the tail.
   function windows(run, nowMs) {
     var end = run.end_ms != null ? run.end_ms : nowMs;
     var settled = run.settled_ms != null ? run.settled_ms : (run.end_ms != null ? nowMs : null);
-    return { run: [run.start_ms, end], tail: settled != null && settled > end ? [end, settled] : null };
+    var rep = run.report || {}, phases = [];
+    [rep.verdict, rep.tail_verdict].forEach(function (v) {
+      ((v && v.phases) || []).forEach(function (p) { if (p.limit !== "none") phases.push(p); });
+    });
+    return { run: [run.start_ms, end], tail: settled != null && settled > end ? [end, settled] : null,
+             phases: phases };
   }
 
   function setSelected(run) {
