@@ -21,7 +21,8 @@ PERFLOG = os.path.join(os.environ.get("PERFLOG_BUILD_DIR", "build"), "perflog")
 SIZE_MIB = 16
 
 # Where the test expects each scalar figure in a report (docs/report.md), independently of
-# daemon/runs/report_compare.c; per-device figures are "disk.DEV.FIELD" and "nic.DEV.FIELD".
+# daemon/runs/report_compare.c; per-device figures are "disk.DEV.FIELD", "nic.DEV.FIELD" and
+# "netfs.SHARE.FIELD".
 SCALARS = {
     "verdict.limit": ("verdict", "limit"),
     "verdict.instance": ("verdict", "instance"),
@@ -37,6 +38,12 @@ SCALARS = {
     "cpu.busiest.instance": ("cpu", "busiest", "instance"),
     "cpu.busiest.avg_pct": ("cpu", "busiest", "avg_pct"),
     "cpu.busiest.privileged_pct": ("cpu", "busiest", "privileged_pct"),
+    "cpu.busiest.dominant_softirq": ("cpu", "busiest", "dominant_softirq"),
+    "cpu.busiest.dropped_packets": ("cpu", "busiest", "dropped_packets"),
+    "stalls.io_some_pct": ("stalls", "io_some_pct"),
+    "stalls.io_full_pct": ("stalls", "io_full_pct"),
+    "stalls.disk_flushes": ("stalls", "disk_flushes"),
+    "kernel.throttled_ticks": ("kernel", "throttled_ticks"),
     "tcp.retransmitted_segments": ("tcp", "retransmitted_segments"),
     "own.read_bytes": ("own", "read_bytes"),
     "own.write_bytes": ("own", "write_bytes"),
@@ -54,7 +61,7 @@ def in_report(rep, name):
         return v
     kind, rest = name.split(".", 1)
     dev, field = rest.rsplit(".", 1)
-    for e in rep.get("disks" if kind == "disk" else "interfaces") or []:
+    for e in rep.get({"disk": "disks", "nic": "interfaces", "netfs": "netfs"}[kind]) or []:
         if e.get("instance") == dev:
             return e.get(field)
     return None
