@@ -9,5 +9,6 @@ if command -v npm >/dev/null && [ ! -d web/dashboard/node_modules/uplot ]; then
   npm ci --prefix web/dashboard --ignore-scripts --no-audit --no-fund >/dev/null
 fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target perflogd perflog
+# perflog_chunk: the shell extension that reads the compressed tier (`.load build/perflog_chunk`).
+cmake --build build -j "$(nproc)" --target perflogd perflog perflog_chunk
 exec ./build/perflogd --db ./perflog.db "$@"
