@@ -124,10 +124,11 @@ int main(void)
     start = t0 + 5500;
     end = t0 + 10500;
     back = t0 + 14000;
-    for (int64_t t = t0; t <= t0 + 4000; t += 1000)
+    /* the level is that of the tick at or just before the start (t0+5 s): 1000 KiB */
+    for (int64_t t = t0; t <= t0 + 5000; t += 1000)
         feed(l, d, t, 1000);
     id = insert_run(rs, start, 60);
-    for (int64_t t = t0 + 5000; t <= t0 + 11000; t += 1000)
+    for (int64_t t = t0 + 6000; t <= t0 + 11000; t += 1000)
         feed(l, d, t, 100000);
     end_run(rs, id, end);
     feed(l, d, t0 + 12000, 90000);
