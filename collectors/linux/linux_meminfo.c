@@ -20,13 +20,14 @@ static const struct meminfo_key meminfo_keys[] = {
 
 #define NKEYS (sizeof(meminfo_keys) / sizeof(meminfo_keys[0]))
 
-/* The wanted key named by [p, colon), or NULL. Exact match: "Cached" is not "SwapCached". */
+/* The wanted key named by [p, colon), or NULL. Exact match: "Cached" is not "SwapCached"; a name
+ * holding a NUL byte matches nothing. */
 static const struct meminfo_key *meminfo_find(const char *p, const char *colon)
 {
     size_t n = (size_t)(colon - p);
 
     for (size_t i = 0; i < NKEYS; i++)
-        if (strncmp(meminfo_keys[i].key, p, n) == 0 && meminfo_keys[i].key[n] == '\0')
+        if (strlen(meminfo_keys[i].key) == n && memcmp(meminfo_keys[i].key, p, n) == 0)
             return &meminfo_keys[i];
     return NULL;
 }

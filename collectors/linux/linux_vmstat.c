@@ -26,13 +26,14 @@ static const struct vmstat_key vmstat_keys[] = {
 
 #define NKEYS (sizeof(vmstat_keys) / sizeof(vmstat_keys[0]))
 
-/* The wanted key named by [p, blank), or NULL. Exact match: "pgfault" is not "pgmajfault". */
+/* The wanted key named by [p, blank), or NULL. Exact match: "pgfault" is not "pgmajfault", and a
+ * name holding a NUL byte matches nothing (strncmp would stop at it and index past the key). */
 static const struct vmstat_key *vmstat_find(const char *p, const char *blank)
 {
     size_t n = (size_t)(blank - p);
 
     for (size_t i = 0; i < NKEYS; i++)
-        if (strncmp(vmstat_keys[i].key, p, n) == 0 && vmstat_keys[i].key[n] == '\0')
+        if (strlen(vmstat_keys[i].key) == n && memcmp(vmstat_keys[i].key, p, n) == 0)
             return &vmstat_keys[i];
     return NULL;
 }

@@ -131,8 +131,9 @@ static const char *rule_name(const char *p)
     return p - b >= 3 ? p : NULL;
 }
 
-/* [+-]hh[:mm[:ss]], hours up to 167, into seconds (the sign as written). */
-static const char *rule_time(const char *p, int32_t *secs)
+/* [+-]hh[:mm[:ss]], hours up to max_h, into seconds (the sign as written). POSIX bounds an offset's
+ * hours by 24; RFC 8536 lets a rule's time of day reach 167 (a week). */
+static const char *rule_time(const char *p, int32_t *secs, int max_h)
 {
     int sign = 1, part[3] = {0, 0, 0}, n = 0;
 
@@ -147,7 +148,7 @@ static const char *rule_time(const char *p, int32_t *secs)
             v = v * 10 + (*p++ - '0');
             digits++;
         }
-        if (!digits || (n && v > 59) || (!n && v > 167))
+        if (!digits || (n && v > 59) || (!n && v > max_h))
             return NULL;
         part[n++] = v;
     } while (n < 3 && *p == ':');
@@ -187,7 +188,7 @@ static const char *rule_date(const char *p, struct rule_date *d)
         if (!(p = rule_number(p, &d->n, 0, 365)))
             return NULL;
     }
-    if (*p == '/' && !(p = rule_time(p + 1, &d->time_s)))
+    if (*p == '/' && !(p = rule_time(p + 1, &d->time_s, 167)))
         return NULL;
     return p;
 }
@@ -198,7 +199,7 @@ static int rule_parse(const char *p, struct rule *r)
     int32_t off;
 
     memset(r, 0, sizeof(*r));
-    if (!(p = rule_name(p)) || !(p = rule_time(p, &off)))
+    if (!(p = rule_name(p)) || !(p = rule_time(p, &off, 24)))
         return -EINVAL;
     r->std_east_s = -off; /* POSIX offsets are west of Greenwich */
     if (!*p)
@@ -208,7 +209,7 @@ static int rule_parse(const char *p, struct rule *r)
     r->has_dst = 1;
     r->dst_east_s = r->std_east_s + 3600;
     if (*p && *p != ',') {
-        if (!(p = rule_time(p, &off)))
+        if (!(p = rule_time(p, &off, 24)))
             return -EINVAL;
         r->dst_east_s = -off;
     }

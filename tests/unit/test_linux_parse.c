@@ -423,6 +423,24 @@ static void test_memory(void)
     CHECK_INT(st.bad_lines, 2);
     CHECK_INT(st.first_bad, 2);
 
+    /* A name holding a NUL byte names no key (the fuzzer read past a key's end on one). */
+    {
+        static const char vm[] =
+            "nr_dirtied\0xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx 5\nnr_written 7\n";
+        static const char mi[] =
+            "Cached\0xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx: 5 kB\nDirty: 3 kB\n";
+
+        reset(&o, &st);
+        CHECK_INT(linux_parse_vmstat(vm, sizeof(vm) - 1, 4096, &o, &st), 0);
+        CHECK_INT(o.n, 1);
+        CHECK_INT(o.rows[0].present, B(MEM_WRITTEN_KB));
+        CHECK_INT(o.rows[0].v[MEM_WRITTEN_KB], 28);
+        reset(&o, &st);
+        CHECK_INT(linux_parse_meminfo(mi, sizeof(mi) - 1, &o, &st), 0);
+        CHECK_INT(o.n, 1);
+        CHECK_INT(o.rows[0].present, B(MEM_DIRTY_KB));
+    }
+
     /* An empty file gives no row at all. */
     CHECK_INT(parse_file(linux_parse_meminfo, "odd/empty", &o, &st), 0);
     CHECK_INT(o.n, 0);

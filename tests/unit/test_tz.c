@@ -201,6 +201,49 @@ static void test_bad_tzif(void)
     free(right);
 }
 
+/* Paris's file with its footer's rule replaced by `rule`: tz_from_tzif's result. */
+static int with_footer(const char *rule, int32_t *off_2050)
+{
+    size_t len = 0;
+    unsigned char *buf = read_all("/usr/share/zoneinfo/Europe/Paris", &len);
+    unsigned char *nl, *out;
+    size_t keep, rlen = strlen(rule);
+    struct tz_zone *z = NULL;
+    int rc;
+
+    CHECK(len > 2 && buf[len - 1] == '\n');
+    for (nl = buf + len - 2; nl > buf && *nl != '\n'; nl--)
+        ;
+    keep = (size_t)(nl - buf) + 1;
+    out = malloc(keep + rlen + 1);
+    memcpy(out, buf, keep);
+    memcpy(out + keep, rule, rlen);
+    out[keep + rlen] = '\n';
+    rc = tz_from_tzif("x", out, keep + rlen + 1, &z);
+    if (rc == 0 && off_2050)
+        *off_2050 = tz_offset_at(z, 2540000000LL, NULL); /* 2050-06-28, summer */
+    tz_free(z);
+    free(out);
+    free(buf);
+    return rc;
+}
+
+/* A footer's offsets are hours 0..24 (POSIX); its rule times may reach 167 (RFC 8536). The fuzzer
+ * found "CET-30CEST,...", a 30-hour offset, accepted. */
+static void test_footer_bounds(void)
+{
+    int32_t off = 0;
+
+    CHECK_INT(with_footer("CET-1CEST,M3.5.0,M10.5.0/3", &off), 0);
+    CHECK_INT(off, 7200);
+    CHECK_INT(with_footer("CET-30CEST,M3.5.0,M10.5.0/3", NULL), -EINVAL);
+    CHECK_INT(with_footer("CET-1CEST-25,M3.5.0,M10.5.0/3", NULL), -EINVAL);
+    CHECK_INT(with_footer("CET-24CEST,M3.5.0,M10.5.0/3", &off), 0);
+    CHECK_INT(with_footer("CET-1CEST,M3.5.0/-1,M10.5.0/27", &off), 0);
+    CHECK_INT(off, 7200);
+    CHECK_INT(with_footer("CET-1CEST,M3.5.0,M10.5.0/168", NULL), -EINVAL);
+}
+
 int main(void)
 {
     test_names();
@@ -208,5 +251,6 @@ int main(void)
     test_against_glibc();
     test_dst_flag();
     test_bad_tzif();
+    test_footer_bounds();
     return tl_done();
 }
