@@ -42,6 +42,22 @@ def finish():
     sys.exit(1 if _failed or not _passed else 0)
 
 
+def _die_with_parent():
+    """In the child before exec: SIGKILL it when the test process ends, however it ends (a check
+    that raises before stop(), ctest's timeout), so no daemon outlives its test and skews the
+    measuring tests that follow. prctl(PR_SET_PDEATHSIG) survives exec."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
+def _in_main_thread():
+    """PR_SET_PDEATHSIG fires when the forking *thread* ends: a daemon started from a helper thread
+    would die with that thread, so only the main thread's children get it."""
+    import threading
+    return threading.current_thread() is threading.main_thread()
+
+
 def require_root():
     if os.geteuid() != 0:
         check(False, "this test needs root (it writes to block devices, mounts, or raises priority)")
@@ -105,7 +121,8 @@ class Daemon:
             cmd += ["--config", self.config_path]
         cmd += self.args
         self.logf = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(cmd, stdout=self.logf, stderr=self.logf, env=self.env)
+        self.proc = subprocess.Popen(cmd, stdout=self.logf, stderr=self.logf, env=self.env,
+                                     preexec_fn=_die_with_parent if _in_main_thread() else None)
         if wait_ticks:
             self.wait_ticks(wait_ticks, timeout)
         return self
