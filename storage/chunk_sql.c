@@ -323,16 +323,53 @@ static const sqlite3_module pts_module = {
  * chunk_rows gives them back as rows (tick, v0, v1, ...), one per tick, so a view rebuilds the
  * raw table's rows without joining one chunk_points per column on the tick (which would decode
  * every column again for every point). An argument left out or NULL gives a column of NULLs.
+ *
+ * With the hidden columns first_tick and last_tick constrained to the chunk row's span (the
+ * counter_values view does so), it also reads the span's rows of `ticks` itself: t_ms and
+ * interval_ms come out beside each point, a point whose tick is gone from `ticks` is left out
+ * (as a join on ticks would), and a constraint on t_ms reaches xBestIndex, so a chunk whose
+ * span holds no tick of the wanted time is skipped before it is decoded. The range of tick
+ * ids of that time is looked up once per statement and time range, not per chunk; t_ms may go
+ * back with the wall clock, which is why it is the ids' min and max, not the times' bounds.
  */
 #define ROWS_MAX_COLS 16
 
-enum { ROWS_COL_TICK = 0, ROWS_COL_D0 = 1 + ROWS_MAX_COLS };
+enum {
+    ROWS_COL_TICK = 0,
+    ROWS_COL_T_MS = 1 + ROWS_MAX_COLS,
+    ROWS_COL_INTERVAL,
+    ROWS_COL_D0,
+    ROWS_COL_FIRST = ROWS_COL_D0 + ROWS_MAX_COLS,
+    ROWS_COL_LAST
+};
+
+/* idxNum: bits 0..15 the chunk arguments given, then these */
+#define ROWS_SPAN  (1 << ROWS_MAX_COLS)       /* first_tick and last_tick given: read ticks */
+#define ROWS_T_MIN (1 << (ROWS_MAX_COLS + 1)) /* a lower bound on t_ms given */
+#define ROWS_T_MAX (1 << (ROWS_MAX_COLS + 2)) /* an upper bound on t_ms given */
+
+struct rows_vtab {
+    sqlite3_vtab base;
+    sqlite3 *db; /* for the reads of `ticks` */
+};
 
 struct rows_cursor {
     sqlite3_vtab_cursor base;
     struct chunk_points p[ROWS_MAX_COLS];
     const int64_t *ticks; /* of the first non-NULL chunk: they are the same in all */
     size_t n, i;
+    /* times mode (ROWS_SPAN): t_ms and interval_ms of point j, and whether its tick exists */
+    int64_t *t_ms, *interval_ms;
+    uint8_t *has_tick, *has_interval;
+    sqlite3_stmt *span_st, *range_st; /* prepared on first use, kept for the statement */
+    int64_t range_lo_ms, range_hi_ms; /* the time range range_lo..range_hi was found for */
+    int64_t range_lo, range_hi;       /* tick ids of that time; lo > hi: none */
+    int have_range;
+    int idx_num; /* of the last xFilter */
+    /* The arguments, by hidden column: SQLite can leave out (omit) only its first 16
+     * constraints' own checks, so with more arguments it compares the rest with what xColumn
+     * gives for these columns on every row. */
+    sqlite3_value *arg[ROWS_MAX_COLS + 2];
 };
 
 static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
@@ -340,7 +377,7 @@ static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 {
     char decl[1024];
     size_t len;
-    sqlite3_vtab *vt;
+    struct rows_vtab *vt;
     int rc;
 
     (void)aux;
@@ -350,9 +387,10 @@ static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
     len = (size_t)snprintf(decl, sizeof decl, "CREATE TABLE x(tick INTEGER");
     for (int k = 0; k < ROWS_MAX_COLS; k++)
         len += (size_t)snprintf(decl + len, sizeof decl - len, ", v%d INTEGER", k);
+    len += (size_t)snprintf(decl + len, sizeof decl - len, ", t_ms INTEGER, interval_ms INTEGER");
     for (int k = 0; k < ROWS_MAX_COLS; k++)
         len += (size_t)snprintf(decl + len, sizeof decl - len, ", d%d HIDDEN", k);
-    snprintf(decl + len, sizeof decl - len, ")");
+    snprintf(decl + len, sizeof decl - len, ", first_tick HIDDEN, last_tick HIDDEN)");
     rc = sqlite3_declare_vtab(db, decl);
     if (rc != SQLITE_OK)
         return rc;
@@ -360,35 +398,90 @@ static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
     if (!vt)
         return SQLITE_NOMEM;
     memset(vt, 0, sizeof *vt);
-    *out = vt;
+    vt->db = db;
+    *out = &vt->base;
     return SQLITE_OK;
+}
+
+/* The constraint of column `col` with operator `op` in `info`: its index, -1 when there is
+ * none, -2 when there is one that is not usable yet. */
+static int rows_find(const sqlite3_index_info *info, int col, int op)
+{
+    int found = -1;
+
+    for (int i = 0; i < info->nConstraint; i++) {
+        const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+
+        if (c->iColumn != col || c->op != op)
+            continue;
+        if (c->usable)
+            return i;
+        found = -2;
+    }
+    return found;
+}
+
+/* A usable bound on t_ms of one of the two operators: its index or -1. */
+static int rows_bound(const sqlite3_index_info *info, int op1, int op2)
+{
+    int i = rows_find(info, ROWS_COL_T_MS, op1);
+
+    if (i < 0)
+        i = rows_find(info, ROWS_COL_T_MS, op2);
+    if (i < 0)
+        i = rows_find(info, ROWS_COL_T_MS, SQLITE_INDEX_CONSTRAINT_EQ);
+    return i < 0 ? -1 : i;
 }
 
 static int rows_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
-    int mask = 0, nargs = 0;
+    int mask = 0, nargs = 0, first, last;
 
     (void)vt;
-    /* idxNum: bit k set when argument k is given; xFilter gets them in argument order */
+    /* idxNum: bit k set when argument k is given; xFilter gets them in argument order, then
+     * first_tick, last_tick and the bounds on t_ms */
     for (int k = 0; k < ROWS_MAX_COLS; k++) {
-        for (int i = 0; i < info->nConstraint; i++) {
-            const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+        int i = rows_find(info, ROWS_COL_D0 + k, SQLITE_INDEX_CONSTRAINT_EQ);
 
-            if (c->iColumn != ROWS_COL_D0 + k || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
-                continue;
-            if (!c->usable)
-                return SQLITE_CONSTRAINT; /* wait for the table that supplies it */
-            info->aConstraintUsage[i].argvIndex = ++nargs;
-            info->aConstraintUsage[i].omit = 1;
-            mask |= 1 << k;
-            break;
-        }
+        if (i == -2)
+            return SQLITE_CONSTRAINT; /* wait for the table that supplies it */
+        if (i < 0)
+            continue;
+        info->aConstraintUsage[i].argvIndex = ++nargs;
+        info->aConstraintUsage[i].omit = 1;
+        mask |= 1 << k;
     }
     if (!mask)
         return SQLITE_CONSTRAINT;
+    first = rows_find(info, ROWS_COL_FIRST, SQLITE_INDEX_CONSTRAINT_EQ);
+    last = rows_find(info, ROWS_COL_LAST, SQLITE_INDEX_CONSTRAINT_EQ);
+    if (first == -2 || last == -2)
+        return SQLITE_CONSTRAINT;
+    if (first >= 0 && last >= 0) {
+        int lo = rows_bound(info, SQLITE_INDEX_CONSTRAINT_GE, SQLITE_INDEX_CONSTRAINT_GT);
+        int hi = rows_bound(info, SQLITE_INDEX_CONSTRAINT_LE, SQLITE_INDEX_CONSTRAINT_LT);
+
+        info->aConstraintUsage[first].argvIndex = ++nargs;
+        info->aConstraintUsage[first].omit = 1;
+        info->aConstraintUsage[last].argvIndex = ++nargs;
+        info->aConstraintUsage[last].omit = 1;
+        mask |= ROWS_SPAN;
+        /* The bounds only prune; SQLite still checks them on every row (omit stays 0), so a
+         * bound that is rounded outwards or is no number loses nothing. */
+        if (lo >= 0) {
+            info->aConstraintUsage[lo].argvIndex = ++nargs;
+            mask |= ROWS_T_MIN;
+        }
+        if (hi >= 0 && hi != lo) {
+            info->aConstraintUsage[hi].argvIndex = ++nargs;
+            mask |= ROWS_T_MAX;
+        }
+        if (hi >= 0 && hi == lo) /* t_ms = X: one argument, both bounds */
+            mask |= ROWS_T_MAX;
+    }
     info->idxNum = mask;
-    info->estimatedCost = 600;
-    info->estimatedRows = 600;
+    info->estimatedCost = mask & (ROWS_T_MIN | ROWS_T_MAX) ? 60 : 600;
+    info->estimatedRows = mask & (ROWS_T_MIN | ROWS_T_MAX) ? 60 : 600;
     if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == ROWS_COL_TICK &&
         !info->aOrderBy[0].desc)
         info->orderByConsumed = 1;
@@ -408,8 +501,25 @@ static void rows_clear(struct rows_cursor *c)
         free(c->p[k].present);
     }
     memset(c->p, 0, sizeof c->p);
+    free(c->t_ms);
+    free(c->interval_ms);
+    free(c->has_tick);
+    free(c->has_interval);
+    c->t_ms = c->interval_ms = NULL;
+    c->has_tick = c->has_interval = NULL;
     c->ticks = NULL;
     c->n = c->i = 0;
+    for (int k = 0; k < ROWS_MAX_COLS + 2; k++) {
+        sqlite3_value_free(c->arg[k]);
+        c->arg[k] = NULL;
+    }
+}
+
+/* Keep argument `v` of hidden column `col` for xColumn: 0, or -1 out of memory. */
+static int rows_keep(struct rows_cursor *c, int col, sqlite3_value *v)
+{
+    c->arg[col - ROWS_COL_D0] = sqlite3_value_dup(v);
+    return c->arg[col - ROWS_COL_D0] ? 0 : -1;
 }
 
 static int rows_close(sqlite3_vtab_cursor *cur)
@@ -417,6 +527,8 @@ static int rows_close(sqlite3_vtab_cursor *cur)
     struct rows_cursor *c = (struct rows_cursor *)cur;
 
     rows_clear(c);
+    sqlite3_finalize(c->span_st);
+    sqlite3_finalize(c->range_st);
     sqlite3_free(c);
     return SQLITE_OK;
 }
@@ -429,21 +541,169 @@ static int rows_error(struct rows_cursor *c, const char *msg)
     return SQLITE_ERROR;
 }
 
+static int rows_sql_error(struct rows_cursor *c)
+{
+    rows_clear(c);
+    sqlite3_free(c->base.pVtab->zErrMsg);
+    c->base.pVtab->zErrMsg =
+        sqlite3_mprintf("chunk_rows: %s", sqlite3_errmsg(((struct rows_vtab *)c->base.pVtab)->db));
+    return SQLITE_ERROR;
+}
+
+/* A bound on t_ms as an integer, rounded outwards (lower: down, upper: up): 0, or -1 when it
+ * is no number (it prunes nothing then). */
+static int rows_bound_value(sqlite3_value *v, int upper, int64_t *out)
+{
+    double d;
+
+    switch (sqlite3_value_numeric_type(v)) {
+    case SQLITE_INTEGER:
+        *out = sqlite3_value_int64(v);
+        return 0;
+    case SQLITE_FLOAT:
+        d = sqlite3_value_double(v);
+        if (d != d)
+            return -1;
+        if (d <= -9.2e18)
+            *out = INT64_MIN;
+        else if (d >= 9.2e18)
+            *out = INT64_MAX;
+        else
+            *out = (int64_t)d + (upper ? 1 : -1);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+static int rows_prepare(struct rows_cursor *c, sqlite3_stmt **st, const char *sql)
+{
+    if (*st)
+        return sqlite3_reset(*st) == SQLITE_OK ? 0 : -1;
+    return sqlite3_prepare_v2(((struct rows_vtab *)c->base.pVtab)->db, sql, -1, st, NULL) ==
+                   SQLITE_OK
+               ? 0
+               : -1;
+}
+
+/* c->range_lo..range_hi: the ids of the ticks of lo_ms..hi_ms, kept while the bounds stay. */
+static int rows_range(struct rows_cursor *c, int64_t lo_ms, int64_t hi_ms)
+{
+    if (c->have_range && c->range_lo_ms == lo_ms && c->range_hi_ms == hi_ms)
+        return 0;
+    if (rows_prepare(c, &c->range_st,
+                     "SELECT min(id), max(id) FROM ticks WHERE t_ms BETWEEN ?1 AND ?2") != 0)
+        return -1;
+    sqlite3_bind_int64(c->range_st, 1, lo_ms);
+    sqlite3_bind_int64(c->range_st, 2, hi_ms);
+    if (sqlite3_step(c->range_st) != SQLITE_ROW)
+        return -1;
+    if (sqlite3_column_type(c->range_st, 0) == SQLITE_NULL) {
+        c->range_lo = 1;
+        c->range_hi = 0;
+    } else {
+        c->range_lo = sqlite3_column_int64(c->range_st, 0);
+        c->range_hi = sqlite3_column_int64(c->range_st, 1);
+    }
+    sqlite3_reset(c->range_st);
+    c->range_lo_ms = lo_ms;
+    c->range_hi_ms = hi_ms;
+    c->have_range = 1;
+    return 0;
+}
+
+/* The times of the decoded points from `ticks` (ids first..last): both are in id order. */
+static int rows_times(struct rows_cursor *c, int64_t first, int64_t last)
+{
+    size_t j = 0;
+    int rc;
+
+    c->t_ms = malloc(c->n * sizeof *c->t_ms);
+    c->interval_ms = malloc(c->n * sizeof *c->interval_ms);
+    c->has_tick = calloc(c->n, 1);
+    c->has_interval = calloc(c->n, 1);
+    if (!c->t_ms || !c->interval_ms || !c->has_tick || !c->has_interval)
+        return -2;
+    if (rows_prepare(c, &c->span_st,
+                     "SELECT id, t_ms, interval_ms FROM ticks WHERE id BETWEEN ?1 AND ?2 "
+                     "ORDER BY id") != 0)
+        return -1;
+    sqlite3_bind_int64(c->span_st, 1, first);
+    sqlite3_bind_int64(c->span_st, 2, last);
+    while (j < c->n && (rc = sqlite3_step(c->span_st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(c->span_st, 0);
+
+        while (j < c->n && c->ticks[j] < id)
+            j++;
+        if (j < c->n && c->ticks[j] == id) {
+            c->has_tick[j] = 1;
+            c->t_ms[j] = sqlite3_column_int64(c->span_st, 1);
+            c->has_interval[j] = sqlite3_column_type(c->span_st, 2) != SQLITE_NULL;
+            c->interval_ms[j] = sqlite3_column_int64(c->span_st, 2);
+        }
+    }
+    rc = j < c->n && rc != SQLITE_DONE ? -1 : 0;
+    sqlite3_reset(c->span_st);
+    return rc;
+}
+
+/* In times mode, a point is shown when its tick exists and lies in the wanted ids. */
+static int rows_shown(const struct rows_cursor *c, size_t j)
+{
+    int idx_num = c->idx_num;
+
+    if (!(idx_num & ROWS_SPAN))
+        return 1;
+    if (!c->has_tick[j])
+        return 0;
+    return !(idx_num & (ROWS_T_MIN | ROWS_T_MAX)) ||
+           (c->ticks[j] >= c->range_lo && c->ticks[j] <= c->range_hi);
+}
+
 static int rows_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
                        sqlite3_value **argv)
 {
     struct rows_cursor *c = (struct rows_cursor *)cur;
-    int a = 0;
+    int nchunks = 0, a = 0, rc;
+    int64_t first = 0, last = -1;
 
     (void)idx_str;
     rows_clear(c);
-    for (int k = 0; k < ROWS_MAX_COLS && a < argc; k++) {
+    for (int k = 0; k < ROWS_MAX_COLS; k++)
+        nchunks += (idx_num >> k) & 1;
+    if (argc < nchunks)
+        return SQLITE_OK;
+    if (idx_num & ROWS_SPAN) {
+        int64_t lo_ms = INT64_MIN, hi_ms = INT64_MAX;
+        int b = nchunks + 2;
+
+        if (argc < b)
+            return SQLITE_OK;
+        first = sqlite3_value_int64(argv[nchunks]);
+        last = sqlite3_value_int64(argv[nchunks + 1]);
+        if (rows_keep(c, ROWS_COL_FIRST, argv[nchunks]) != 0 ||
+            rows_keep(c, ROWS_COL_LAST, argv[nchunks + 1]) != 0) {
+            rows_clear(c);
+            return SQLITE_NOMEM;
+        }
+        if ((idx_num & ROWS_T_MIN) && b < argc && rows_bound_value(argv[b++], 0, &lo_ms) != 0)
+            lo_ms = INT64_MIN;
+        if ((idx_num & ROWS_T_MAX) && (idx_num & ROWS_T_MIN) && b == argc)
+            b--; /* t_ms = X: its one argument is both bounds */
+        if ((idx_num & ROWS_T_MAX) && b < argc && rows_bound_value(argv[b], 1, &hi_ms) != 0)
+            hi_ms = INT64_MAX;
+        if ((idx_num & (ROWS_T_MIN | ROWS_T_MAX)) && rows_range(c, lo_ms, hi_ms) != 0)
+            return rows_sql_error(c);
+        if ((idx_num & (ROWS_T_MIN | ROWS_T_MAX)) && (last < c->range_lo || first > c->range_hi))
+            return SQLITE_OK; /* no tick of the time in this chunk: not decoded */
+    }
+    for (int k = 0; k < ROWS_MAX_COLS && a < nchunks; k++) {
         struct chunk_points *p = &c->p[k];
-        int rc;
 
         if (!(idx_num & (1 << k)))
             continue;
-        rc = points_decode(p, argv[a++]);
+        rc = rows_keep(c, ROWS_COL_D0 + k, argv[a]) != 0 ? -2 : points_decode(p, argv[a]);
+        a++;
         if (rc == -2) {
             rows_clear(c);
             return SQLITE_NOMEM;
@@ -459,12 +719,28 @@ static int rows_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_st
             return rows_error(c, "chunk_rows: the chunks of one row hold different ticks");
         }
     }
+    if ((idx_num & ROWS_SPAN) && c->n) {
+        rc = rows_times(c, first, last);
+        if (rc == -2) {
+            rows_clear(c);
+            return SQLITE_NOMEM;
+        }
+        if (rc < 0)
+            return rows_sql_error(c);
+    }
+    c->idx_num = idx_num;
+    while (c->i < c->n && !rows_shown(c, c->i))
+        c->i++;
     return SQLITE_OK;
 }
 
 static int rows_next(sqlite3_vtab_cursor *cur)
 {
-    ((struct rows_cursor *)cur)->i++;
+    struct rows_cursor *c = (struct rows_cursor *)cur;
+
+    do
+        c->i++;
+    while (c->i < c->n && !rows_shown(c, c->i));
     return SQLITE_OK;
 }
 
@@ -484,7 +760,24 @@ static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
         sqlite3_result_int64(ctx, c->ticks[c->i]);
         return SQLITE_OK;
     }
-    p = col >= 1 && col < ROWS_COL_D0 ? &c->p[col - 1] : NULL;
+    if (col == ROWS_COL_T_MS || col == ROWS_COL_INTERVAL) {
+        /* only in times mode; NULL otherwise (no tick was read) */
+        if (c->has_tick && col == ROWS_COL_T_MS)
+            sqlite3_result_int64(ctx, c->t_ms[c->i]);
+        else if (c->has_tick && c->has_interval[c->i])
+            sqlite3_result_int64(ctx, c->interval_ms[c->i]);
+        else
+            sqlite3_result_null(ctx);
+        return SQLITE_OK;
+    }
+    if (col >= ROWS_COL_D0) {
+        if (c->arg[col - ROWS_COL_D0])
+            sqlite3_result_value(ctx, c->arg[col - ROWS_COL_D0]);
+        else
+            sqlite3_result_null(ctx);
+        return SQLITE_OK;
+    }
+    p = col >= 1 && col <= ROWS_MAX_COLS ? &c->p[col - 1] : NULL;
     if (p && p->n && p->present[c->i])
         sqlite3_result_int64(ctx, p->values[c->i]);
     else
