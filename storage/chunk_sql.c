@@ -324,27 +324,15 @@ static const sqlite3_module pts_module = {
  * raw table's rows without joining one chunk_points per column on the tick (which would decode
  * every column again for every point). An argument left out or NULL gives a column of NULLs.
  *
- * With the hidden columns first_tick and last_tick constrained to the chunk row's span (the
- * counter_values view does so), it also reads the span's rows of `ticks` itself: t_ms and
- * interval_ms come out beside each point, a point whose tick is gone from `ticks` is left out
- * (as a join on ticks would), and a constraint on t_ms reaches xBestIndex, so a chunk whose
- * span holds no tick of the wanted time is skipped before it is decoded. The range of tick
- * ids of that time is looked up once per statement and time range, not per chunk; t_ms may go
- * back with the wall clock, which is why it is the ids' min and max, not the times' bounds.
+ * Its t_ms and interval_ms columns are NULL: chunk_series (below), which shares this cursor,
+ * fills them.
  */
 #define ROWS_MAX_COLS 16
 
-enum {
-    ROWS_COL_TICK = 0,
-    ROWS_COL_T_MS = 1 + ROWS_MAX_COLS,
-    ROWS_COL_INTERVAL,
-    ROWS_COL_D0,
-    ROWS_COL_FIRST = ROWS_COL_D0 + ROWS_MAX_COLS,
-    ROWS_COL_LAST
-};
+enum { ROWS_COL_TICK = 0, ROWS_COL_T_MS = 1 + ROWS_MAX_COLS, ROWS_COL_INTERVAL, ROWS_COL_D0 };
 
-/* idxNum: bits 0..15 the chunk arguments given, then these */
-#define ROWS_SPAN  (1 << ROWS_MAX_COLS)       /* first_tick and last_tick given: read ticks */
+/* idxNum: bits 0..15 the chunk arguments given (chunk_rows), then these (chunk_series) */
+#define ROWS_SPAN  (1 << ROWS_MAX_COLS)       /* times mode: read the span's ticks */
 #define ROWS_T_MIN (1 << (ROWS_MAX_COLS + 1)) /* a lower bound on t_ms given */
 #define ROWS_T_MAX (1 << (ROWS_MAX_COLS + 2)) /* an upper bound on t_ms given */
 
@@ -369,7 +357,8 @@ struct rows_cursor {
     /* The arguments, by hidden column: SQLite can leave out (omit) only its first 16
      * constraints' own checks, so with more arguments it compares the rest with what xColumn
      * gives for these columns on every row. */
-    sqlite3_value *arg[ROWS_MAX_COLS + 2];
+    sqlite3_value *arg[ROWS_MAX_COLS];
+    sqlite3_stmt *chunks_st; /* chunk_series: the instance's chunk rows in the time */
 };
 
 static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
@@ -390,7 +379,7 @@ static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
     len += (size_t)snprintf(decl + len, sizeof decl - len, ", t_ms INTEGER, interval_ms INTEGER");
     for (int k = 0; k < ROWS_MAX_COLS; k++)
         len += (size_t)snprintf(decl + len, sizeof decl - len, ", d%d HIDDEN", k);
-    snprintf(decl + len, sizeof decl - len, ", first_tick HIDDEN, last_tick HIDDEN)");
+    snprintf(decl + len, sizeof decl - len, ")");
     rc = sqlite3_declare_vtab(db, decl);
     if (rc != SQLITE_OK)
         return rc;
@@ -435,11 +424,10 @@ static int rows_bound(const sqlite3_index_info *info, int op1, int op2)
 
 static int rows_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
-    int mask = 0, nargs = 0, first, last;
+    int mask = 0, nargs = 0;
 
     (void)vt;
-    /* idxNum: bit k set when argument k is given; xFilter gets them in argument order, then
-     * first_tick, last_tick and the bounds on t_ms */
+    /* idxNum: bit k set when argument k is given; xFilter gets them in argument order */
     for (int k = 0; k < ROWS_MAX_COLS; k++) {
         int i = rows_find(info, ROWS_COL_D0 + k, SQLITE_INDEX_CONSTRAINT_EQ);
 
@@ -453,35 +441,9 @@ static int rows_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
     }
     if (!mask)
         return SQLITE_CONSTRAINT;
-    first = rows_find(info, ROWS_COL_FIRST, SQLITE_INDEX_CONSTRAINT_EQ);
-    last = rows_find(info, ROWS_COL_LAST, SQLITE_INDEX_CONSTRAINT_EQ);
-    if (first == -2 || last == -2)
-        return SQLITE_CONSTRAINT;
-    if (first >= 0 && last >= 0) {
-        int lo = rows_bound(info, SQLITE_INDEX_CONSTRAINT_GE, SQLITE_INDEX_CONSTRAINT_GT);
-        int hi = rows_bound(info, SQLITE_INDEX_CONSTRAINT_LE, SQLITE_INDEX_CONSTRAINT_LT);
-
-        info->aConstraintUsage[first].argvIndex = ++nargs;
-        info->aConstraintUsage[first].omit = 1;
-        info->aConstraintUsage[last].argvIndex = ++nargs;
-        info->aConstraintUsage[last].omit = 1;
-        mask |= ROWS_SPAN;
-        /* The bounds only prune; SQLite still checks them on every row (omit stays 0), so a
-         * bound that is rounded outwards or is no number loses nothing. */
-        if (lo >= 0) {
-            info->aConstraintUsage[lo].argvIndex = ++nargs;
-            mask |= ROWS_T_MIN;
-        }
-        if (hi >= 0 && hi != lo) {
-            info->aConstraintUsage[hi].argvIndex = ++nargs;
-            mask |= ROWS_T_MAX;
-        }
-        if (hi >= 0 && hi == lo) /* t_ms = X: one argument, both bounds */
-            mask |= ROWS_T_MAX;
-    }
     info->idxNum = mask;
-    info->estimatedCost = mask & (ROWS_T_MIN | ROWS_T_MAX) ? 60 : 600;
-    info->estimatedRows = mask & (ROWS_T_MIN | ROWS_T_MAX) ? 60 : 600;
+    info->estimatedCost = 600;
+    info->estimatedRows = 600;
     if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == ROWS_COL_TICK &&
         !info->aOrderBy[0].desc)
         info->orderByConsumed = 1;
@@ -493,7 +455,8 @@ static int rows_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
     return cursor_open(vt, sizeof(struct rows_cursor), out);
 }
 
-static void rows_clear(struct rows_cursor *c)
+/* Drop the decoded chunk (not the arguments). */
+static void rows_clear_points(struct rows_cursor *c)
 {
     for (int k = 0; k < ROWS_MAX_COLS; k++) {
         free(c->p[k].ticks);
@@ -509,7 +472,12 @@ static void rows_clear(struct rows_cursor *c)
     c->has_tick = c->has_interval = NULL;
     c->ticks = NULL;
     c->n = c->i = 0;
-    for (int k = 0; k < ROWS_MAX_COLS + 2; k++) {
+}
+
+static void rows_clear(struct rows_cursor *c)
+{
+    rows_clear_points(c);
+    for (int k = 0; k < ROWS_MAX_COLS; k++) {
         sqlite3_value_free(c->arg[k]);
         c->arg[k] = NULL;
     }
@@ -529,6 +497,7 @@ static int rows_close(sqlite3_vtab_cursor *cur)
     rows_clear(c);
     sqlite3_finalize(c->span_st);
     sqlite3_finalize(c->range_st);
+    sqlite3_finalize(c->chunks_st);
     sqlite3_free(c);
     return SQLITE_OK;
 }
@@ -612,6 +581,24 @@ static int rows_range(struct rows_cursor *c, int64_t lo_ms, int64_t hi_ms)
     return 0;
 }
 
+/* c->range_lo..range_hi from the bounds on t_ms in argv[b..argc) that idx_num announces (a
+ * missing or non-numeric bound is open; t_ms = X is one argument for both). 0 or -1. */
+static int rows_time_range(struct rows_cursor *c, int idx_num, sqlite3_value **argv, int b,
+                           int argc)
+{
+    int64_t lo_ms = INT64_MIN, hi_ms = INT64_MAX;
+
+    if (!(idx_num & (ROWS_T_MIN | ROWS_T_MAX)))
+        return 0;
+    if ((idx_num & ROWS_T_MIN) && b < argc && rows_bound_value(argv[b++], 0, &lo_ms) != 0)
+        lo_ms = INT64_MIN;
+    if ((idx_num & ROWS_T_MAX) && (idx_num & ROWS_T_MIN) && b == argc)
+        b--;
+    if ((idx_num & ROWS_T_MAX) && b < argc && rows_bound_value(argv[b], 1, &hi_ms) != 0)
+        hi_ms = INT64_MAX;
+    return rows_range(c, lo_ms, hi_ms);
+}
+
 /* The times of the decoded points from `ticks` (ids first..last): both are in id order. */
 static int rows_times(struct rows_cursor *c, int64_t first, int64_t last)
 {
@@ -660,50 +647,22 @@ static int rows_shown(const struct rows_cursor *c, size_t j)
            (c->ticks[j] >= c->range_lo && c->ticks[j] <= c->range_hi);
 }
 
-static int rows_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
-                       sqlite3_value **argv)
+/*
+ * Decode the chunks `vals` (one per set bit k < ROWS_MAX_COLS of `mask`, in order) of the span
+ * first..last, read their ticks' times in times mode (c->idx_num & ROWS_SPAN), and stand on the
+ * first point shown. An SQLite result code.
+ */
+static int rows_load(struct rows_cursor *c, sqlite3_value **vals, int mask, int64_t first,
+                     int64_t last)
 {
-    struct rows_cursor *c = (struct rows_cursor *)cur;
-    int nchunks = 0, a = 0, rc;
-    int64_t first = 0, last = -1;
+    int a = 0, rc;
 
-    (void)idx_str;
-    rows_clear(c);
-    for (int k = 0; k < ROWS_MAX_COLS; k++)
-        nchunks += (idx_num >> k) & 1;
-    if (argc < nchunks)
-        return SQLITE_OK;
-    if (idx_num & ROWS_SPAN) {
-        int64_t lo_ms = INT64_MIN, hi_ms = INT64_MAX;
-        int b = nchunks + 2;
-
-        if (argc < b)
-            return SQLITE_OK;
-        first = sqlite3_value_int64(argv[nchunks]);
-        last = sqlite3_value_int64(argv[nchunks + 1]);
-        if (rows_keep(c, ROWS_COL_FIRST, argv[nchunks]) != 0 ||
-            rows_keep(c, ROWS_COL_LAST, argv[nchunks + 1]) != 0) {
-            rows_clear(c);
-            return SQLITE_NOMEM;
-        }
-        if ((idx_num & ROWS_T_MIN) && b < argc && rows_bound_value(argv[b++], 0, &lo_ms) != 0)
-            lo_ms = INT64_MIN;
-        if ((idx_num & ROWS_T_MAX) && (idx_num & ROWS_T_MIN) && b == argc)
-            b--; /* t_ms = X: its one argument is both bounds */
-        if ((idx_num & ROWS_T_MAX) && b < argc && rows_bound_value(argv[b], 1, &hi_ms) != 0)
-            hi_ms = INT64_MAX;
-        if ((idx_num & (ROWS_T_MIN | ROWS_T_MAX)) && rows_range(c, lo_ms, hi_ms) != 0)
-            return rows_sql_error(c);
-        if ((idx_num & (ROWS_T_MIN | ROWS_T_MAX)) && (last < c->range_lo || first > c->range_hi))
-            return SQLITE_OK; /* no tick of the time in this chunk: not decoded */
-    }
-    for (int k = 0; k < ROWS_MAX_COLS && a < nchunks; k++) {
+    for (int k = 0; k < ROWS_MAX_COLS; k++) {
         struct chunk_points *p = &c->p[k];
 
-        if (!(idx_num & (1 << k)))
+        if (!(mask & (1 << k)))
             continue;
-        rc = rows_keep(c, ROWS_COL_D0 + k, argv[a]) != 0 ? -2 : points_decode(p, argv[a]);
-        a++;
+        rc = points_decode(p, vals[a++]);
         if (rc == -2) {
             rows_clear(c);
             return SQLITE_NOMEM;
@@ -719,7 +678,7 @@ static int rows_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_st
             return rows_error(c, "chunk_rows: the chunks of one row hold different ticks");
         }
     }
-    if ((idx_num & ROWS_SPAN) && c->n) {
+    if ((c->idx_num & ROWS_SPAN) && c->n) {
         rc = rows_times(c, first, last);
         if (rc == -2) {
             rows_clear(c);
@@ -728,10 +687,30 @@ static int rows_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_st
         if (rc < 0)
             return rows_sql_error(c);
     }
-    c->idx_num = idx_num;
     while (c->i < c->n && !rows_shown(c, c->i))
         c->i++;
     return SQLITE_OK;
+}
+
+static int rows_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
+                       sqlite3_value **argv)
+{
+    struct rows_cursor *c = (struct rows_cursor *)cur;
+    int nchunks = 0, a = 0;
+
+    (void)idx_str;
+    rows_clear(c);
+    for (int k = 0; k < ROWS_MAX_COLS; k++)
+        nchunks += (idx_num >> k) & 1;
+    if (argc < nchunks)
+        return SQLITE_OK;
+    for (int k = 0; k < ROWS_MAX_COLS && a < nchunks; k++)
+        if ((idx_num & (1 << k)) && rows_keep(c, ROWS_COL_D0 + k, argv[a++]) != 0) {
+            rows_clear(c);
+            return SQLITE_NOMEM;
+        }
+    c->idx_num = idx_num & ~ROWS_SPAN;
+    return rows_load(c, argv, idx_num, 0, -1);
 }
 
 static int rows_next(sqlite3_vtab_cursor *cur)
@@ -807,6 +786,196 @@ static const sqlite3_module rows_module = {
     .xRowid = rows_rowid,
 };
 
+/* ---- chunk_series(tbl, cols, inst): every chunked row of one instance ---- */
+
+/*
+ * The rows of chunk_rows (tick, v0.., t_ms, interval_ms; times mode) of all the chunks of
+ * instance `inst` in chunk table `tbl`, whose chunk columns `cols` (a comma-separated list) are
+ * v0, v1, ... in that order. It reads the chunk table itself, so that a bound on t_ms selects
+ * the chunks by their span (the table's index on last_tick) before any of their BLOBs is read:
+ * a view that handed each chunk row to chunk_rows would read every chunk of the instance.
+ *
+ * It reads the span's rows of `ticks` (the times mode of the shared cursor): t_ms and interval_ms
+ * come out beside each point, and a point whose tick is gone from `ticks` (retention deletes
+ * ticks before the chunk that holds them) is left out, as a join on ticks would. The tick ids
+ * of the wanted time are looked up once per statement and time range, not per chunk; t_ms may
+ * go back with the wall clock, which is why they are the ids' min and max, not a time bound.
+ */
+enum { SER_COL_TBL = ROWS_COL_D0, SER_COL_COLS, SER_COL_INST };
+
+static int series_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                          sqlite3_vtab **out, char **err)
+{
+    char decl[1024];
+    size_t len;
+    struct rows_vtab *vt;
+    int rc;
+
+    (void)aux;
+    (void)argc;
+    (void)argv;
+    (void)err;
+    len = (size_t)snprintf(decl, sizeof decl, "CREATE TABLE x(tick INTEGER");
+    for (int k = 0; k < ROWS_MAX_COLS; k++)
+        len += (size_t)snprintf(decl + len, sizeof decl - len, ", v%d INTEGER", k);
+    snprintf(decl + len, sizeof decl - len,
+             ", t_ms INTEGER, interval_ms INTEGER, tbl HIDDEN, cols HIDDEN, inst HIDDEN)");
+    rc = sqlite3_declare_vtab(db, decl);
+    if (rc != SQLITE_OK)
+        return rc;
+    vt = sqlite3_malloc(sizeof *vt);
+    if (!vt)
+        return SQLITE_NOMEM;
+    memset(vt, 0, sizeof *vt);
+    vt->db = db;
+    *out = &vt->base;
+    return SQLITE_OK;
+}
+
+static int series_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+    int nargs = 0, lo, hi;
+
+    (void)vt;
+    for (int col = SER_COL_TBL; col <= SER_COL_INST; col++) {
+        int i = rows_find(info, col, SQLITE_INDEX_CONSTRAINT_EQ);
+
+        if (i < 0)
+            return SQLITE_CONSTRAINT; /* all three are needed, and wait for their tables */
+        info->aConstraintUsage[i].argvIndex = ++nargs;
+        info->aConstraintUsage[i].omit = 1;
+    }
+    lo = rows_bound(info, SQLITE_INDEX_CONSTRAINT_GE, SQLITE_INDEX_CONSTRAINT_GT);
+    hi = rows_bound(info, SQLITE_INDEX_CONSTRAINT_LE, SQLITE_INDEX_CONSTRAINT_LT);
+    info->idxNum = ROWS_SPAN;
+    /* as in chunk_rows: the bounds prune, SQLite still checks them */
+    if (lo >= 0) {
+        info->aConstraintUsage[lo].argvIndex = ++nargs;
+        info->idxNum |= ROWS_T_MIN;
+    }
+    if (hi >= 0 && hi != lo)
+        info->aConstraintUsage[hi].argvIndex = ++nargs;
+    if (hi >= 0)
+        info->idxNum |= ROWS_T_MAX;
+    info->estimatedCost = info->idxNum & (ROWS_T_MIN | ROWS_T_MAX) ? 3600 : 604800;
+    info->estimatedRows = info->idxNum & (ROWS_T_MIN | ROWS_T_MAX) ? 3600 : 604800;
+    return SQLITE_OK;
+}
+
+/* A name list of letters, digits, '_', ',' and ' ' only: it becomes SQL text. */
+static int series_names_ok(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == ',' || *s == ' '))
+            return 0;
+    return 1;
+}
+
+/* Load the next chunk that shows a point, or leave c->n at 0 at the end. */
+static int series_advance(struct rows_cursor *c)
+{
+    int ncols = sqlite3_column_count(c->chunks_st) - 2, rc;
+
+    for (;;) {
+        sqlite3_value *vals[ROWS_MAX_COLS];
+        int64_t first, last;
+
+        rows_clear_points(c);
+        rc = sqlite3_step(c->chunks_st);
+        if (rc == SQLITE_DONE)
+            return SQLITE_OK;
+        if (rc != SQLITE_ROW)
+            return rows_sql_error(c);
+        first = sqlite3_column_int64(c->chunks_st, 0);
+        last = sqlite3_column_int64(c->chunks_st, 1);
+        for (int k = 0; k < ncols; k++)
+            vals[k] = sqlite3_column_value(c->chunks_st, 2 + k);
+        rc = rows_load(c, vals, (1 << ncols) - 1, first, last);
+        if (rc != SQLITE_OK || c->i < c->n)
+            return rc;
+    }
+}
+
+static int series_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
+                         sqlite3_value **argv)
+{
+    struct rows_cursor *c = (struct rows_cursor *)cur;
+    const char *tbl, *cols;
+    char *sql;
+    int ncols = 1, rc;
+
+    (void)idx_str;
+    rows_clear(c);
+    sqlite3_finalize(c->chunks_st);
+    c->chunks_st = NULL;
+    c->idx_num = idx_num;
+    if (argc < 3)
+        return SQLITE_OK;
+    for (int k = 0; k < 3; k++)
+        if (rows_keep(c, SER_COL_TBL + k, argv[k]) != 0) {
+            rows_clear(c);
+            return SQLITE_NOMEM;
+        }
+    tbl = (const char *)sqlite3_value_text(argv[0]);
+    cols = (const char *)sqlite3_value_text(argv[1]);
+    for (const char *p = cols; p && *p; p++)
+        ncols += *p == ',';
+    if (!series_names_ok(tbl) || strchr(tbl, ',') || !series_names_ok(cols) ||
+        ncols > ROWS_MAX_COLS)
+        return rows_error(c, "chunk_series: tbl must name a chunk table, cols at most 16 of its "
+                             "columns, separated by commas");
+    if (rows_time_range(c, idx_num, argv, 3, argc) != 0)
+        return rows_sql_error(c);
+    if (!(idx_num & (ROWS_T_MIN | ROWS_T_MAX))) {
+        c->range_lo = INT64_MIN;
+        c->range_hi = INT64_MAX;
+    }
+    sql = sqlite3_mprintf("SELECT first_tick, last_tick, %s FROM %s WHERE inst = ?1 AND "
+                          "last_tick >= ?2 AND first_tick <= ?3",
+                          cols, tbl);
+    if (!sql) {
+        rows_clear(c);
+        return SQLITE_NOMEM;
+    }
+    rc = sqlite3_prepare_v2(((struct rows_vtab *)cur->pVtab)->db, sql, -1, &c->chunks_st, NULL);
+    sqlite3_free(sql);
+    if (rc != SQLITE_OK)
+        return rows_sql_error(c);
+    sqlite3_bind_value(c->chunks_st, 1, argv[2]);
+    sqlite3_bind_int64(c->chunks_st, 2, c->range_lo);
+    sqlite3_bind_int64(c->chunks_st, 3, c->range_hi);
+    return series_advance(c);
+}
+
+static int series_next(sqlite3_vtab_cursor *cur)
+{
+    struct rows_cursor *c = (struct rows_cursor *)cur;
+
+    do
+        c->i++;
+    while (c->i < c->n && !rows_shown(c, c->i));
+    return c->i < c->n || !c->chunks_st ? SQLITE_OK : series_advance(c);
+}
+
+static const sqlite3_module series_module = {
+    .iVersion = 0,
+    .xCreate = NULL,
+    .xConnect = series_connect,
+    .xBestIndex = series_best_index,
+    .xDisconnect = pts_disconnect,
+    .xDestroy = pts_disconnect,
+    .xOpen = rows_open,
+    .xClose = rows_close,
+    .xFilter = series_filter,
+    .xNext = series_next,
+    .xEof = rows_eof,
+    .xColumn = rows_column,
+    .xRowid = rows_rowid,
+};
+
 int chunk_sql_register(sqlite3 *db)
 {
     int rc = sqlite3_create_function(db, "chunk_encode", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
@@ -816,6 +985,8 @@ int chunk_sql_register(sqlite3 *db)
         rc = sqlite3_create_module(db, "chunk_points", &pts_module, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_create_module(db, "chunk_rows", &rows_module, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_module(db, "chunk_series", &series_module, NULL);
     return rc;
 }
 

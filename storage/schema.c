@@ -258,10 +258,9 @@ static void values_head(struct sbuf *b, const struct object_def *od, const struc
 
 /*
  * The chunked rows of one counter: its series row first (by path or by instance and counter),
- * then that instance's chunks, decoded by chunk_rows, which also gives the ticks' t_ms and
- * interval_ms from the chunk's span (first_tick, last_tick), so that a filter on t_ms reaches it
- * and skips the chunks outside the time without decoding them. The unary + keeps SQLite from
- * building an automatic index over the chunk table (BLOBs and all) for the instance.
+ * then chunk_series over that instance's chunks, which gives the ticks' t_ms and interval_ms
+ * too, so that a filter on t_ms reaches it: it reads only the chunks whose span holds ticks of
+ * that time, by the chunk table's index.
  */
 static int values_chunked(struct sbuf *b, const struct object_def *od, size_t k)
 {
@@ -269,17 +268,14 @@ static int values_chunked(struct sbuf *b, const struct object_def *od, size_t k)
     if (counter_expr_in(b, od, &od->counters[k], "o.interval_ms") < 0)
         return -1;
     sbuf_printf(b,
-                "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT c.inst AS inst, "
+                "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT r.inst AS inst, "
                 "r.t_ms AS t_ms, r.interval_ms AS interval_ms");
     for (size_t f = 0; f < od->nfields; f++)
         sbuf_printf(b, ", r.v%zu AS %s", f, od->fields[f].column);
-    sbuf_printf(b, " FROM %s_chunks c, chunk_rows(", od->table);
+    sbuf_printf(b, " FROM chunk_series('%s_chunks', '", od->table);
     for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(b, "%sc.%s", f ? ", " : "", od->fields[f].column);
-    sbuf_printf(b,
-                ") r WHERE r.first_tick = c.first_tick AND r.last_tick = c.last_tick) o ON "
-                "+o.inst = s.inst\n  WHERE s.k = %zu\n",
-                k);
+        sbuf_printf(b, "%s%s", f ? ", " : "", od->fields[f].column);
+    sbuf_printf(b, "') r) o ON o.inst = s.inst\n  WHERE s.k = %zu\n", k);
     return 0;
 }
 

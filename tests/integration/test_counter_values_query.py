@@ -12,8 +12,8 @@ SQLite would see them after a real daemon's life:
     must still find these rows.
 Each query (by path, by object + instance + counter, open and closed time ranges whose edges fall
 inside chunks, t_ms = X, a fractional and a text bound, time_utc, counts and sums over all) is
-answered by both copies and the answers are compared as text. A shell without the extension still
-reads the plain copy.
+answered by both copies and the answers are compared as text. A shell without the extension still reads the plain copy, and chunk_series refuses a table name
+that is no name.
 
 Needs PERFLOG_BUILD_DIR (bench/bench_seed, perflog_chunk.so)."""
 import os
@@ -111,6 +111,8 @@ def main():
               f"around a stepped-back tick: the 121 s of that time and ~110 stepped-back ticks ({a.strip()})")
         check(int(g) == int(nt) <= 61 - 9, f"the deleted ticks have no rows ({g.strip()} rows, {nt.strip()} ticks "
               f"in 61 s)")
+        rc, _, err = shell(dense, "SELECT * FROM chunk_series('obj_disk_chunks; DROP TABLE ticks', 'rd_ios', 4);")
+        check(rc != 0 and "chunk_series: tbl must name" in err, f"chunk_series takes names only: {err.strip()}")
         rc, a, err = shell(plain, f"SELECT count(*) FROM counter_values WHERE {by_path};", load=False)
         check(rc == 0 and int(a) > 7000, f"a shell without the extension reads the plain copy ({err.strip()})")
     finally:
