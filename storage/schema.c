@@ -275,7 +275,9 @@ static int values_chunked(struct sbuf *b, const struct object_def *od, size_t k)
     sbuf_printf(b, " FROM chunk_series('%s_chunks', '", od->table);
     for (size_t f = 0; f < od->nfields; f++)
         sbuf_printf(b, "%s%s", f ? ", " : "", od->fields[f].column);
-    sbuf_printf(b, "') r) o ON o.inst = s.inst\n  WHERE s.k = %zu\n", k);
+    sbuf_printf(b, "') r) o ON o.inst = s.inst\n  WHERE s.k = %zu AND i.object = ", k);
+    sbuf_sql_quote(b, od->name);
+    sbuf_printf(b, "\n");
     return 0;
 }
 
@@ -294,10 +296,15 @@ int schema_views(struct sbuf *b, uint64_t chunked)
             values_head(b, od, &od->counters[k], "t", first);
             if (counter_expr(b, od, &od->counters[k]) < 0)
                 return -1;
-            sbuf_printf(b,
-                        "\n  FROM %s o JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = "
-                        "o.inst JOIN series s ON s.inst = o.inst AND s.k = %zu\n",
-                        od->table, k);
+            sbuf_printf(
+                b,
+                "\n  FROM %s o JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = "
+                "o.inst JOIN series s ON s.inst = o.inst AND s.k = %zu\n  WHERE i.object = ",
+                od->table, k);
+            /* Always true of a row, but a series found by path has this k in every object:
+             * without it each object's SELECT would scan its ticks for that instance. */
+            sbuf_sql_quote(b, od->name);
+            sbuf_printf(b, "\n");
             if ((chunked & (UINT64_C(1) << o)) && values_chunked(b, od, k) < 0)
                 return -1;
             first = 0;
