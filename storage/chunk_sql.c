@@ -361,25 +361,23 @@ struct rows_cursor {
     sqlite3_stmt *chunks_st; /* chunk_series: the instance's chunk rows in the time */
 };
 
-static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                        sqlite3_vtab **out, char **err)
+/* Declare the table of chunk_rows or chunk_series: tick, v0..v15, t_ms, interval_ms, then the
+ * hidden columns; `series` says which. */
+static int rows_declare(sqlite3 *db, int series, sqlite3_vtab **out)
 {
     char decl[1024];
     size_t len;
     struct rows_vtab *vt;
     int rc;
 
-    (void)aux;
-    (void)argc;
-    (void)argv;
-    (void)err;
     len = (size_t)snprintf(decl, sizeof decl, "CREATE TABLE x(tick INTEGER");
     for (int k = 0; k < ROWS_MAX_COLS; k++)
         len += (size_t)snprintf(decl + len, sizeof decl - len, ", v%d INTEGER", k);
     len += (size_t)snprintf(decl + len, sizeof decl - len, ", t_ms INTEGER, interval_ms INTEGER");
-    for (int k = 0; k < ROWS_MAX_COLS; k++)
+    for (int k = 0; k < ROWS_MAX_COLS && !series; k++)
         len += (size_t)snprintf(decl + len, sizeof decl - len, ", d%d HIDDEN", k);
-    snprintf(decl + len, sizeof decl - len, ")");
+    snprintf(decl + len, sizeof decl - len, "%s)",
+             series ? ", tbl HIDDEN, cols HIDDEN, inst HIDDEN" : "");
     rc = sqlite3_declare_vtab(db, decl);
     if (rc != SQLITE_OK)
         return rc;
@@ -390,6 +388,16 @@ static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
     vt->db = db;
     *out = &vt->base;
     return SQLITE_OK;
+}
+
+static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                        sqlite3_vtab **out, char **err)
+{
+    (void)aux;
+    (void)argc;
+    (void)argv;
+    (void)err;
+    return rows_declare(db, 0, out);
 }
 
 /* The constraint of column `col` with operator `op` in `info`: its index, -1 when there is
@@ -806,30 +814,11 @@ enum { SER_COL_TBL = ROWS_COL_D0, SER_COL_COLS, SER_COL_INST };
 static int series_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                           sqlite3_vtab **out, char **err)
 {
-    char decl[1024];
-    size_t len;
-    struct rows_vtab *vt;
-    int rc;
-
     (void)aux;
     (void)argc;
     (void)argv;
     (void)err;
-    len = (size_t)snprintf(decl, sizeof decl, "CREATE TABLE x(tick INTEGER");
-    for (int k = 0; k < ROWS_MAX_COLS; k++)
-        len += (size_t)snprintf(decl + len, sizeof decl - len, ", v%d INTEGER", k);
-    snprintf(decl + len, sizeof decl - len,
-             ", t_ms INTEGER, interval_ms INTEGER, tbl HIDDEN, cols HIDDEN, inst HIDDEN)");
-    rc = sqlite3_declare_vtab(db, decl);
-    if (rc != SQLITE_OK)
-        return rc;
-    vt = sqlite3_malloc(sizeof *vt);
-    if (!vt)
-        return SQLITE_NOMEM;
-    memset(vt, 0, sizeof *vt);
-    vt->db = db;
-    *out = &vt->base;
-    return SQLITE_OK;
+    return rows_declare(db, 1, out);
 }
 
 static int series_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
