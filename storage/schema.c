@@ -298,11 +298,14 @@ int schema_views(struct sbuf *b, uint64_t chunked)
                 return -1;
             sbuf_printf(
                 b,
-                "\n  FROM %s o JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = "
-                "o.inst JOIN series s ON s.inst = o.inst AND s.k = %zu\n  WHERE i.object = ",
+                "\n  FROM series s JOIN instances i ON i.id = s.inst CROSS JOIN %s o ON o.inst = "
+                "s.inst JOIN ticks t ON t.id = o.tick\n  WHERE s.k = %zu AND i.object = ",
                 od->table, k);
-            /* Always true of a row, but a series found by path has this k in every object:
-             * without it each object's SELECT would scan its ticks for that instance. */
+            /* The series row first (CROSS JOIN keeps it outside the raw table), so a filter
+             * on path stops at the series index; without it SQLite scanned every raw table
+             * whenever the time bound was open on one side (it cannot tell how many ticks that
+             * leaves). The object test is always true of a row, but a series found by path
+             * has this k in every object: it stops the other objects' SELECTs at once. */
             sbuf_sql_quote(b, od->name);
             sbuf_printf(b, "\n");
             if ((chunked & (UINT64_C(1) << o)) && values_chunked(b, od, k) < 0)
