@@ -3,10 +3,13 @@
 # DB, by path and by object + instance + counter, from the stock sqlite3 shell (.timer), 3 runs
 # each; prints every run and the medians of real and user seconds. Two query shapes: the rows
 # themselves (SELECT t_ms, value, to /dev/null: what a user reads) and one aggregate
-# (SELECT count(*), sum(value)). DB: e.g. `build/bench/bench_seed DB 168` (7 days of 1 s ticks).
+# (SELECT count(*), sum(value)). DB: e.g. `build/bench/bench_seed DB 168` (7 days of 1 s ticks),
+# then `build/bench/bench_seed DB 0 3600` to chunk all but the newest hour. The shell loads
+# $BUILD/perflog_chunk (BUILD=build by default) as the README shows, for the chunked rows.
 # Needs sqlite3 and awk. Nothing is asserted.
 set -eu
 db=$1
+ext=${BUILD:-build}/perflog_chunk
 path=${2:-'\PhysicalDisk(vda)\Disk Bytes/sec'}
 obj=${path#\\}; obj=${obj%%(*}
 inst=${path#*(}; inst=${inst%%)*}
@@ -19,8 +22,8 @@ for shape in rows agg; do
       if [ $by = path ]; then w="path = '$path'"; else w="object = '$obj' AND instance = '$inst' AND counter = '$ctr'"; fi
       if [ $shape = rows ]; then sel='t_ms, value'; else sel='count(*), sum(value)'; fi
       for i in 1 2 3; do
-        printf '.output /dev/null\n.timer on\nSELECT %s FROM counter_values WHERE %s AND t_ms BETWEEN %s AND %s;\n' \
-          "$sel" "$w" $((end - span + 1)) "$end" | sqlite3 "$db" |
+        printf '.load %s\n.output /dev/null\n.timer on\nSELECT %s FROM counter_values WHERE %s AND t_ms BETWEEN %s AND %s;\n' \
+          "$ext" "$sel" "$w" $((end - span + 1)) "$end" | sqlite3 "$db" |
           awk -v s=$shape -v sp=$((span / 3600000)) -v b=$by '/Run Time/ {print s, sp "h", b, $4, $6}'
       done
     done

@@ -209,6 +209,17 @@ static int has_chunks(struct db *d, int o)
     return query_int(d, sql, 0, 0, 0) != 0;
 }
 
+/* Bit o set for each object table o that has chunks: the views must read them. */
+static uint64_t chunked_mask(struct db *d)
+{
+    uint64_t m = 0;
+
+    for (int o = 0; o < OBJ_COUNT; o++)
+        if (has_chunks(d, o))
+            m |= UINT64_C(1) << o;
+    return m;
+}
+
 /* Add column `col` of `type` to `table` unless it has it already. */
 static int add_column(struct db *d, sqlite3_stmt *has, const char *table, const char *col,
                       const char *type)
@@ -316,7 +327,7 @@ static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
     sbuf_free(&b);
     for (int o = 0; o < OBJ_COUNT; o++)
         schema_all_view(&b, o, has_chunks(d, o));
-    if (schema_views(&b) < 0 || !sbuf_ok(&b)) {
+    if (schema_views(&b, chunked_mask(d)) < 0 || !sbuf_ok(&b)) {
         rc = -ENOMEM;
         goto fail;
     }
@@ -1070,7 +1081,7 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
         struct sbuf b = {0};
 
         schema_all_view(&b, (int)obj, 1);
-        rc = sbuf_ok(&b) ? exec(d, b.s) : -ENOMEM;
+        rc = schema_views(&b, chunked_mask(d)) == 0 && sbuf_ok(&b) ? exec(d, b.s) : -ENOMEM;
         sbuf_free(&b);
     }
     if (rc == 0 && ++obj == OBJ_COUNT) {
@@ -1324,7 +1335,7 @@ char *db_schema_sql(void)
     schema_series(&b);
     for (int o = 0; o < OBJ_COUNT; o++)
         schema_all_view(&b, o, 1);
-    if (schema_views(&b) < 0) {
+    if (schema_views(&b, ~UINT64_C(0)) < 0) {
         sbuf_free(&b);
         return NULL;
     }

@@ -194,14 +194,20 @@ void schema_counters_rows(struct sbuf *b)
     }
 }
 
-static int counter_expr(struct sbuf *b, const struct object_def *od, const struct counter_def *c)
+static int counter_expr_in(struct sbuf *b, const struct object_def *od, const struct counter_def *c,
+                           const char *interval)
 {
     char expr[4096];
 
-    if (counter_sql(od, c, "o", "t.interval_ms", expr, sizeof(expr)) < 0)
+    if (counter_sql(od, c, "o", interval, expr, sizeof(expr)) < 0)
         return -1;
     sbuf_printf(b, "%s", expr);
     return 0;
+}
+
+static int counter_expr(struct sbuf *b, const struct object_def *od, const struct counter_def *c)
+{
+    return counter_expr_in(b, od, c, "t.interval_ms");
 }
 
 /* The series rows of the instances that `where` selects (an SQL condition over i), from the
@@ -235,7 +241,47 @@ void schema_series(struct sbuf *b)
     sbuf_printf(b, "END;\n");
 }
 
-int schema_views(struct sbuf *b)
+/* The head of one counter's SELECT in counter_values: every column but the value, from `o`
+ * (its t_ms and interval_ms from `tm`), instances i and series s. */
+static void values_head(struct sbuf *b, const struct object_def *od, const struct counter_def *c,
+                        const char *tm, int first)
+{
+    sbuf_printf(b,
+                "%sSELECT %s.t_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', %s.t_ms / 1000.0, "
+                "'unixepoch'), %s.interval_ms, s.path, ",
+                first ? "" : "UNION ALL\n", tm, tm, tm);
+    sbuf_sql_quote(b, od->name);
+    sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
+    sbuf_sql_quote(b, c->name);
+    sbuf_printf(b, ", ");
+}
+
+/*
+ * The chunked rows of one counter: its series row first (by path or by instance and counter),
+ * then chunk_series over that instance's chunks, which gives the ticks' t_ms and interval_ms
+ * too, so that a filter on t_ms reaches it: it reads only the chunks whose span holds ticks of
+ * that time, by the chunk table's index.
+ */
+static int values_chunked(struct sbuf *b, const struct object_def *od, size_t k)
+{
+    values_head(b, od, &od->counters[k], "o", 0);
+    if (counter_expr_in(b, od, &od->counters[k], "o.interval_ms") < 0)
+        return -1;
+    sbuf_printf(b,
+                "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT r.inst AS inst, "
+                "r.t_ms AS t_ms, r.interval_ms AS interval_ms");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, ", r.v%zu AS %s", f, od->fields[f].column);
+    sbuf_printf(b, " FROM chunk_series('%s_chunks', '", od->table);
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, "%s%s", f ? ", " : "", od->fields[f].column);
+    sbuf_printf(b, "') r) o ON o.inst = s.inst\n  WHERE s.k = %zu AND i.object = ", k);
+    sbuf_sql_quote(b, od->name);
+    sbuf_printf(b, "\n");
+    return 0;
+}
+
+int schema_views(struct sbuf *b, uint64_t chunked)
 {
     int first = 1;
 
@@ -246,23 +292,24 @@ int schema_views(struct sbuf *b)
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
         for (size_t k = 0; k < od->ncounters; k++) {
-            const struct counter_def *c = &od->counters[k];
-            sbuf_printf(b,
-                        "%sSELECT t.t_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', t.t_ms / 1000.0, "
-                        "'unixepoch'), t.interval_ms, ",
-                        first ? "" : "UNION ALL\n");
-            sbuf_printf(b, "s.path, ");
-            sbuf_sql_quote(b, od->name);
-            sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
-            sbuf_sql_quote(b, c->name);
-            sbuf_printf(b, ", ");
-            if (counter_expr(b, od, c) < 0)
+            /* the raw rows, then (when the object has any) the chunked ones */
+            values_head(b, od, &od->counters[k], "t", first);
+            if (counter_expr(b, od, &od->counters[k]) < 0)
                 return -1;
             sbuf_printf(
                 b,
-                "\n  FROM %s_all o JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = "
-                "o.inst JOIN series s ON s.inst = o.inst AND s.k = %zu\n",
+                "\n  FROM series s JOIN instances i ON i.id = s.inst CROSS JOIN %s o ON o.inst = "
+                "s.inst JOIN ticks t ON t.id = o.tick\n  WHERE s.k = %zu AND i.object = ",
                 od->table, k);
+            /* The series row first (CROSS JOIN keeps it outside the raw table), so a filter
+             * on path stops at the series index; without it SQLite scanned every raw table
+             * whenever the time bound was open on one side (it cannot tell how many ticks that
+             * leaves). The object test is always true of a row, but a series found by path
+             * has this k in every object: it stops the other objects' SELECTs at once. */
+            sbuf_sql_quote(b, od->name);
+            sbuf_printf(b, "\n");
+            if ((chunked & (UINT64_C(1) << o)) && values_chunked(b, od, k) < 0)
+                return -1;
             first = 0;
         }
     }

@@ -48,9 +48,10 @@ void schema_counters_rows(struct sbuf *b);
  * counters added since the last open get theirs too), and (re)create the trigger that does the
  * same for each new instance. Idempotent. */
 void schema_series(struct sbuf *b);
-/* DROP and CREATE the views counter_values and counter_rollups (after schema_all_view; their paths
- * come from series). */
-int schema_views(struct sbuf *b);
+/* DROP and CREATE the views counter_values and counter_rollups (their paths come from series).
+ * counter_values reads the chunks of object o (through chunk_rows) when bit o of `chunked` is
+ * set, so a database without chunks needs no extension. */
+int schema_views(struct sbuf *b, uint64_t chunked);
 /* INSERT ... SELECT that rolls ticks (?1, ?2] of value table `i` up into its per-minute table. */
 int schema_rollup_minute(struct sbuf *b, int i);
 /* INSERT of one bucket of tier `suffix` ("1m", "1h") of object table `obj` (bucket_ms, inst, n,

@@ -9,7 +9,7 @@ retention.chunk_after_minutes 0) then answers, byte for byte the same:
   - /api/v1/data over a window that holds chunked and plain ticks, for every object's counters;
   - /api/v1/export of that window, and the run's /api/v1/runs/{id}/export;
   - the run's report (GET /api/v1/runs/{id}, `report`).
-The stock shell without the extension reads the plain copy's counter_values and names chunk_rows
+The stock shell without the extension reads the plain copy's counter_values and names chunk_series
 on the chunked copy; with `.load build/perflog_chunk` both give the same rows.
 
 Then a live daemon chunks on its own: its clocks 60 times faster ($PERFLOGD_TEST_CLOCK_SPEED),
@@ -130,7 +130,7 @@ def main():
         rc3, dense_rows, err3 = shell(dense_db, q, True)
         check(rc1 == 0 and plain_rows.count("\n") > 1000,
               f"a shell without the extension reads plain counter_values ({err1.strip()})")
-        check(rc2 != 0 and "chunk_rows" in err2, f"without it, chunked data names what is missing: {err2.strip()}")
+        check(rc2 != 0 and "chunk_series" in err2, f"without it, chunked data names what is missing: {err2.strip()}")
         check(rc3 == 0 and dense_rows == plain_rows,
               f"with .load, the chunked copy gives the same {plain_rows.count(chr(10))} rows ({err3.strip()})")
 

@@ -252,7 +252,7 @@ static void test_chunked_equals_plain(void)
     conn = shell(path, 0);
     CHECK(sqlite3_prepare_v2(conn, "SELECT count(*) FROM counter_values", -1, &st, NULL) !=
           SQLITE_OK);
-    CHECK(strstr(sqlite3_errmsg(conn), "chunk_rows") != NULL);
+    CHECK(strstr(sqlite3_errmsg(conn), "chunk_series") != NULL);
     sqlite3_close(conn);
 
     /* A new perflogd on the file builds the same views. */
