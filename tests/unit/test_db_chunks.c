@@ -210,6 +210,8 @@ static void test_chunked_equals_plain(void)
     snprintf(path, sizeof(path), "%s/chunks.db", dir);
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
     CHECK_INT(write_ticks(d, 0, NTICKS, T0, &seed), 0);
+    /* a new file has the small pages (db_open) */
+    CHECK_INT(count(path, "PRAGMA page_size"), 2048);
     CHECK_INT(maintain_all(d, now, &plain), 0);
     values = shell_snapshot(path, Q_VALUES);
     rollups = shell_snapshot(path, Q_ROLLUPS);
@@ -312,6 +314,8 @@ static void test_v4_fixture(void)
 
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
     CHECK_INT(count(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    /* an older file keeps the page size it was made with; everything below runs on it */
+    CHECK_INT(count(path, "PRAGMA page_size"), 4096);
     /* upgraded, still nothing chunked: the stock shell reads it without the extension */
     conn = shell(path, 0);
     s = snapshot(conn, Q_V4_SUMS);
