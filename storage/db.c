@@ -942,7 +942,7 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
  * reader sees each row either raw or chunked, never both or neither. Progress is in meta:
  * "chunk_tick" (the first tick id of the span in hand) and "chunk_obj" (the next object of it).
  */
-#define CHUNK_TICKS 600
+#define CHUNK_TICKS 300
 
 struct chunk_buf {
     size_t n;

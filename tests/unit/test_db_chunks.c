@@ -19,11 +19,11 @@ static char dir[] = "/tmp/perflog-test-chunks-XXXXXX";
 
 #define T0     1795974000000LL
 #define NTICKS 3000
-#define SPAN   600 /* ticks per chunk (CHUNK_TICKS in storage/db.c) */
+#define SPAN   300 /* ticks per chunk (CHUNK_TICKS in storage/db.c) */
 
 /*
  * Tick i (id i + 1): Processor "0", Disk "vda" always and "vdb" only in ticks [500, 1300) (a
- * series that appears in the first span and vanishes in the third), Net "eth0", Memory, TCP. The
+ * series that appears in the second span and vanishes in the fifth), Net "eth0", Memory, TCP. The
  * values are an LCG's, with NULLs, and vda's in_flight level swings between the 64-bit extremes.
  */
 static struct tick *mk_tick(int i, int64_t wall_ms, unsigned *seed)
@@ -226,15 +226,15 @@ static void test_chunked_equals_plain(void)
     CHECK_INT(maintain_all(d, now, &chunked), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick <= 2400"), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick > 2400"), 600);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE inst = 2"), 4);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_memory_chunks"), 4);
-    /* vdb appears at tick id 501 and vanishes after 1300: three chunks, each its own ticks */
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE inst = 2"), 8);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_memory_chunks"), 8);
+    /* vdb appears at tick id 501 and vanishes after 1300: four chunks, each its own ticks */
     snprintf(sql, sizeof(sql),
              "SELECT first_tick, last_tick FROM obj_disk_chunks WHERE inst = %lld ORDER BY "
              "first_tick",
              (long long)vdb);
     s = shell_snapshot(path, sql);
-    CHECK_STR(s ? s : "", "501|600|\n601|1200|\n1201|1300|\n");
+    CHECK_STR(s ? s : "", "501|600|\n601|900|\n901|1200|\n1201|1300|\n");
     free(s);
 
     s = shell_snapshot(path, Q_VALUES);
