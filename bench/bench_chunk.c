@@ -160,7 +160,7 @@ static long long raw_pages(sqlite3 *db)
 
     if (sqlite3_prepare_v2(db,
                            "SELECT sum(pgsize) FROM dbstat WHERE name GLOB 'obj_*' AND "
-                           "name NOT GLOB '*_1[mh]'",
+                           "name NOT GLOB '*_1[mh]' AND name NOT GLOB '*_chunks*'",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
     if (sqlite3_step(st) == SQLITE_ROW)
@@ -189,7 +189,8 @@ int main(int argc, char **argv)
     }
     if (sqlite3_prepare_v2(db,
                            "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB "
-                           "'obj_*' AND name NOT GLOB '*_1[mh]' ORDER BY name",
+                           "'obj_*' AND name NOT GLOB '*_1[mh]' AND name NOT GLOB '*_chunks' "
+                           "ORDER BY name",
                            -1, &st, NULL) != SQLITE_OK)
         return 2;
     printf("%-22s %12s %10s %10s\n", "table", "values", "chunks", "B/value");

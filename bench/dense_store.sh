@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The compressed tier's figures: file bytes per stored value (everything: raw rows, chunks, ticks,
-# roll-ups, indexes) of a bench_seed database of HOURS hours, plain and chunked by the writer's
-# steps (rows older than CHUNK_AFTER_S), with the bytes by kind (SQLite dbstat); the writer's
-# longest chunking step; and counter_values by object and counter over the last hour and over
-# everything, from the stock sqlite3 shell with `.load build/perflog_chunk` (median of 3 runs).
+# roll-ups, indexes, the schema) of a bench_seed database of HOURS hours, plain and chunked by the
+# writer's steps (rows older than CHUNK_AFTER_S), with the bytes by kind (SQLite dbstat: the pages
+# in use); the writer's longest chunking step; and counter_values by object and counter over the
+# last hour and over everything, from the stock sqlite3 shell with `.load build/perflog_chunk`
+# (median of 3 runs). The file bytes are the main file's size after a TRUNCATE checkpoint (an
+# empty WAL): page_count * page_size, free pages included; their count is printed beside it.
 #
-# usage: bench/dense_store.sh [HOURS [CHUNK_AFTER_S]]   (default 24 h, 3600 s); BUILD=build
+# usage: bench/dense_store.sh [HOURS [CHUNK_AFTER_S]]   (default 24 h, 300 s); BUILD=build
 set -euo pipefail
 hours=${1:-24}
-after=${2:-3600}
+after=${2:-300}
 build=${BUILD:-build}
 ext=$build/perflog_chunk
 dir=$(mktemp -d)
@@ -43,9 +45,13 @@ for kind in plain chunked; do
     values=$(printf '.load %s\nSELECT sum(n) FROM (%s);\n' "$ext" \
         "$(values_sql "$db" | sed 's/SELECT /SELECT /g; s/ FROM /  AS n FROM /g')" | sqlite3 "$db")
     bytes=$(stat -c %s "$db")
-    echo "== $kind, $hours h: $bytes file bytes, $values values, $(echo "scale=3; $bytes / $values" | bc) B/value"
+    geom=$(sqlite3 "$db" "SELECT page_size || ' B pages, ' || freelist_count || ' of them free'
+                          FROM pragma_page_size, pragma_freelist_count")
+    echo "== $kind, $hours h: $bytes file bytes ($geom), $values values," \
+         "$(echo "scale=3; $bytes / $values" | bc) B/value"
     sqlite3 "$db" "SELECT '   ' || k || ': ' || printf('%.3f', 1.0 * sum(pgsize) / $values) || ' B/value'
-                   FROM (SELECT CASE WHEN name GLOB '*_chunks*' THEN 'chunks'
+                   FROM (SELECT CASE WHEN name = 'sqlite_schema' THEN 'schema (the SQL of tables and views)'
+                                     WHEN name GLOB '*_chunks*' THEN 'chunks'
                                      WHEN name GLOB '*_1[mh]' THEN 'roll-ups'
                                      WHEN name GLOB 'ticks*' THEN 'ticks and their index'
                                      WHEN name GLOB 'obj_*' THEN 'raw rows' ELSE 'other' END AS k,

@@ -13,8 +13,8 @@ The stock shell without the extension reads the plain copy's counter_values and 
 on the chunked copy; with `.load build/perflog_chunk` both give the same rows.
 
 Then a live daemon chunks on its own: its clocks 60 times faster ($PERFLOGD_TEST_CLOCK_SPEED),
-retention.chunk_after_minutes 1; counter_values of its first 300 ticks, read while they are plain,
-is the same once its writer has moved the first 600 ticks into chunks.
+retention.chunk_after_minutes 1; counter_values of its first 150 ticks, read while they are plain,
+is the same once its writer has moved the first span (300 ticks) into chunks.
 
 Needs PERFLOGD and PERFLOG_BUILD_DIR (bench/bench_seed, perflog_chunk.so)."""
 import json
@@ -74,23 +74,25 @@ def live_chunking(work):
     d = Daemon(config={"retention": {"chunk_after_minutes": 1}}, db=db, workdir=os.path.join(work, "l"),
                env={"PERFLOGD_TEST_CLOCK_SPEED": "60"})
     try:
-        d.start(wait_ticks=400, timeout=40)
-        x = d.query("SELECT t_ms FROM ticks WHERE id = 300")[0][0]
-        check(d.query("SELECT count(*) FROM obj_processor_chunks")[0][0] == 0,
-              "400 ticks in, nothing is chunked yet")
+        # the first span can go once its last tick is a minute old: at tick ~360, 2-3 s from here
+        d.start(wait_ticks=200, timeout=40)
+        x = d.query("SELECT t_ms FROM ticks WHERE id = 150")[0][0]
         q = f"SELECT t_ms, path, value FROM counter_values WHERE t_ms <= {x} ORDER BY t_ms, path;"
         rc1, before, err1 = shell(db, q, True)
+        tables = [t for (t,) in d.query("SELECT name FROM sqlite_master WHERE name GLOB '*_chunks'")]
+        chunks = sum(d.query(f"SELECT count(*) FROM {t}")[0][0] for t in tables)
+        check(len(tables) > 5 and chunks == 0, "nothing was chunked yet when the first 150 ticks were read")
         deadline, span_done = time.time() + 60, 0
         while time.time() < deadline and not span_done:
             time.sleep(0.5)
-            span_done = d.query("SELECT count(*) FROM meta WHERE key = 'chunk_tick' AND value > 600")[0][0]
-        check(span_done, "the daemon's writer chunked its first 600 ticks")
+            span_done = d.query("SELECT count(*) FROM meta WHERE key = 'chunk_tick' AND value > 300")[0][0]
+        check(span_done, "the daemon's writer chunked its first 300 ticks")
         rc2, after, err2 = shell(db, q, True)
-        raw = d.query("SELECT (SELECT count(*) FROM obj_processor WHERE tick <= 600), "
+        raw = d.query("SELECT (SELECT count(*) FROM obj_processor WHERE tick <= 300), "
                       "(SELECT count(*) FROM obj_processor_chunks)")[0]
         check(raw[0] == 0 and raw[1] > 0, f"their raw rows are gone, {raw[1]} processor chunks hold them")
         check(rc1 == 0 and rc2 == 0 and before.count("\n") > 3000 and before == after,
-              f"counter_values of the first 300 ticks: the same {before.count(chr(10))} rows before and "
+              f"counter_values of the first 150 ticks: the same {before.count(chr(10))} rows before and "
               f"after ({err1.strip()}{err2.strip()})")
     finally:
         d.stop()

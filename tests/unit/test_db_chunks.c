@@ -19,11 +19,11 @@ static char dir[] = "/tmp/perflog-test-chunks-XXXXXX";
 
 #define T0     1795974000000LL
 #define NTICKS 3000
-#define SPAN   600 /* ticks per chunk (CHUNK_TICKS in storage/db.c) */
+#define SPAN   300 /* ticks per chunk (CHUNK_TICKS in storage/db.c) */
 
 /*
  * Tick i (id i + 1): Processor "0", Disk "vda" always and "vdb" only in ticks [500, 1300) (a
- * series that appears in the first span and vanishes in the third), Net "eth0", Memory, TCP. The
+ * series that appears in the second span and vanishes in the fifth), Net "eth0", Memory, TCP. The
  * values are an LCG's, with NULLs, and vda's in_flight level swings between the 64-bit extremes.
  */
 static struct tick *mk_tick(int i, int64_t wall_ms, unsigned *seed)
@@ -210,6 +210,8 @@ static void test_chunked_equals_plain(void)
     snprintf(path, sizeof(path), "%s/chunks.db", dir);
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
     CHECK_INT(write_ticks(d, 0, NTICKS, T0, &seed), 0);
+    /* a new file has the small pages (db_open) */
+    CHECK_INT(count(path, "PRAGMA page_size"), 2048);
     CHECK_INT(maintain_all(d, now, &plain), 0);
     values = shell_snapshot(path, Q_VALUES);
     rollups = shell_snapshot(path, Q_ROLLUPS);
@@ -224,15 +226,15 @@ static void test_chunked_equals_plain(void)
     CHECK_INT(maintain_all(d, now, &chunked), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick <= 2400"), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick > 2400"), 600);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE inst = 2"), 4);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_memory_chunks"), 4);
-    /* vdb appears at tick id 501 and vanishes after 1300: three chunks, each its own ticks */
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE inst = 2"), 8);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_memory_chunks"), 8);
+    /* vdb appears at tick id 501 and vanishes after 1300: four chunks, each its own ticks */
     snprintf(sql, sizeof(sql),
              "SELECT first_tick, last_tick FROM obj_disk_chunks WHERE inst = %lld ORDER BY "
              "first_tick",
              (long long)vdb);
     s = shell_snapshot(path, sql);
-    CHECK_STR(s ? s : "", "501|600|\n601|1200|\n1201|1300|\n");
+    CHECK_STR(s ? s : "", "501|600|\n601|900|\n901|1200|\n1201|1300|\n");
     free(s);
 
     s = shell_snapshot(path, Q_VALUES);
@@ -312,6 +314,8 @@ static void test_v4_fixture(void)
 
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
     CHECK_INT(count(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    /* an older file keeps the page size it was made with; everything below runs on it */
+    CHECK_INT(count(path, "PRAGMA page_size"), 4096);
     /* upgraded, still nothing chunked: the stock shell reads it without the extension */
     conn = shell(path, 0);
     s = snapshot(conn, Q_V4_SUMS);
