@@ -30,9 +30,10 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
 import urllib.parse
 import urllib.request
+
+from bench_ring import slope_mib_per_min, start_serving
 
 KINDS = ["heap", "arenas", "stacks", "anon", "file"]
 # The dashboard's charts (web/dashboard/boot.js PL.SPECS), one /api/v1/data request for all.
@@ -89,21 +90,23 @@ def smaps_kib(pid):
 
 
 def cpu_s(pid):
-    """On-CPU seconds of pid: all threads, and by thread name ({comm: seconds})."""
+    """On-CPU seconds of pid (all threads, those gone too), and by live thread's name."""
+    def stat(path):
+        with open(path) as f:
+            st = f.read()
+        fields = st[st.rindex(")") + 2:].split()
+        # utime, stime (proc(5)); the name is between the parentheses
+        return st[st.index("(") + 1:st.rindex(")")], (int(fields[11]) + int(fields[12])) / tick
+
     tick = os.sysconf("SC_CLK_TCK")
-    total, by = 0.0, {}
+    by = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                st = f.read()
+            comm, sec = stat(f"/proc/{pid}/task/{tid}/stat")
         except OSError:
             continue
-        comm = st[st.index("(") + 1:st.rindex(")")]
-        fields = st[st.rindex(")") + 2:].split()
-        sec = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
-        total += sec
         by[comm] = by.get(comm, 0.0) + sec
-    return total, by
+    return stat(f"/proc/{pid}/stat")[1], by
 
 
 def get(url, data=None, timeout=60):
@@ -155,17 +158,6 @@ class Daemon:
                 self.errors += 1
 
 
-def slope_mib_per_min(samples):
-    """Least-squares slope of the RSS over the second half of the samples, MiB per minute."""
-    half = [(t, s["rss"]) for t, s in samples if t >= samples[-1][0] / 2]
-    if len(half) < 2:
-        return float("nan")
-    mx = statistics.mean(t for t, _ in half)
-    my = statistics.mean(v for _, v in half)
-    den = sum((t - mx) ** 2 for t, _ in half)
-    return sum((t - mx) * (v - my) for t, v in half) / den * 60 / 1024 if den else float("nan")
-
-
 def row(name, t, samples):
     med = {k: statistics.median(s[k] for s in samples) / 1024 for k in samples[0]}
     return (f"{name:>5} {t:6.0f} s  RSS {med['rss']:5.1f}  dirty {med['dirty']:5.1f}  " +
@@ -188,11 +180,7 @@ def main():
     print(f"# {time.strftime('%FT%TZ', time.gmtime())}, {a.runs} daemons per build, MiB, "
           f"medians per build; work dir {work}", flush=True)
     try:
-        time.sleep(3)
-        for d in daemons:
-            if d.proc.poll() is not None:
-                sys.exit(f"{d.label} exited; see {d.dir}/log")
-            threading.Thread(target=d.serve, daemon=True).start()
+        start_serving(daemons)
         nxt = 0
         while True:
             t = time.time() - t0
@@ -212,11 +200,12 @@ def main():
             cpu = [cpu_s(d.proc.pid) for d in mine]
             tot = statistics.median(c[0] for c in cpu)
             wr = statistics.median(c[1].get("perflog-write", 0.0) for c in cpu)
-            sl = statistics.median(slope_mib_per_min(d.samples) for d in mine)
+            sl = statistics.median(slope_mib_per_min([(t, x["rss"]) for t, x in d.samples])
+                                   for d in mine)
             end = statistics.median(d.samples[-1][1]["rss"] for d in mine) / 1024
             print(f"{name} ({b}): RSS {end:.1f} MiB at {a.seconds} s, slope {sl:+.4f} MiB/min "
                   f"(second half), 1 h by the slope {end + sl * (3600 - a.seconds) / 60:.1f} MiB, "
-                  f"CPU {tot:.1f} s (writer {wr:.1f} s), request errors "
+                  f"CPU {tot:.2f} s (writer {wr:.2f} s), request errors "
                   f"{sum(d.errors for d in mine)}")
     finally:
         for d in daemons:
