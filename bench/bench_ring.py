@@ -97,6 +97,15 @@ def slope_mib_per_min(samples):
     return sum((t - mx) * (v - my) for t, v in half) / den * 60 / 1024 if den else float("nan")
 
 
+def start_serving(daemons):
+    """Once the daemons are up (3 s), a thread runs each one's serve(); exits if one is gone."""
+    time.sleep(3)
+    for d in daemons:
+        if d.proc.poll() is not None:
+            sys.exit(f"{d.label} exited; see {d.dir}/log")
+        threading.Thread(target=d.serve, daemon=True).start()
+
+
 def at(samples, t):
     return min(samples, key=lambda s: abs(s[0] - t))[1] / 1024
 
@@ -114,11 +123,7 @@ def main():
     daemons = [Daemon(b, f"{name}{i}", work, a.root) for name, b in builds for i in range(a.runs)]
     t0 = time.time()
     try:
-        time.sleep(3)
-        for d in daemons:
-            if d.proc.poll() is not None:
-                sys.exit(f"{d.label} exited; see {d.dir}/log")
-            threading.Thread(target=d.serve, daemon=True).start()
+        start_serving(daemons)
         while time.time() - t0 < a.seconds:
             for d in daemons:
                 d.samples.append((time.time() - t0, rss_kib(d.proc.pid)))

@@ -5,6 +5,7 @@
  */
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "config/config.h"
 #include "daemon/notify.h"
 #include "daemon/platform.h"
@@ -27,6 +28,7 @@
 #define FLUSH_TIMEOUT_MS 5000
 #define LIVE_TICKS       600 /* ticks held in memory at most (10 min at 1 s), while unwritten */
 #define MAX_OVERRIDES    16
+#define MALLOC_ARENAS    1    /* see mem_limit_arenas in daemon_main */
 #define READY_POLL_MS    200  /* under a service manager, until the first tick is stored */
 #define STATUS_EVERY_MS  5000 /* how often STATUS= is refreshed */
 
@@ -545,6 +547,9 @@ static int daemon_main(int argc, char **argv)
     log_set_level((enum log_level)cfg.log_level);
     platform_hostname(host, sizeof(host));
 
+    /* Before any thread: a few threads allocate, none in a hot loop, so one heap serves them;
+     * an arena per thread keeps each one's peak for itself (bench/rss_http.py measures it). */
+    mem_limit_arenas(MALLOC_ARENAS);
     /* Stop and reload requests are taken synchronously by this thread; the workers never see
      * them. */
     rc = platform_requests_init();
@@ -618,6 +623,8 @@ static int daemon_main(int argc, char **argv)
     }
     log_info("perflogd %s on %s: sampling every %lld ms into %s", PERFLOG_VERSION, host,
              (long long)cfg.interval_ms, cfg.db);
+    /* Opening the database (a migration, the schema's checks) freed more than it keeps. */
+    mem_trim_ask();
 
     /* The main thread sleeps until a signal (a service-control event on Windows), or until the
      * service manager is due a READY=1 or STATUS= line; without one it has no deadline. */

@@ -16,6 +16,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "base/monocond.h"
 
 #include <errno.h>
@@ -248,6 +249,8 @@ static void *writer_main(void *arg)
             last_maint = clock_mono_ns();
             maint_tick_ms = w->newest_tick_ms;
         }
+        /* Idle until the next batch: the time to give back what a large answer left free. */
+        mem_trim_if_asked();
     }
     return NULL;
 }

@@ -70,6 +70,11 @@ const char *reader_errmsg(struct reader *r)
     return sqlite3_errmsg(r->conn);
 }
 
+void reader_release_memory(struct reader *r)
+{
+    sqlite3_db_release_memory(r->conn);
+}
+
 static int prepare(struct reader *r, const char *sql, sqlite3_stmt **st)
 {
     return sqlite3_prepare_v2(r->conn, sql, -1, st, NULL) == SQLITE_OK ? 0 : -EIO;

@@ -2,9 +2,9 @@
  * reader.h - read-only access to the counter log, for the HTTP API and other readers.
  *
  * Each reader is one read-only SQLite connection (WAL lets it read while the writer writes), used
- * by one thread at a time: every HTTP worker opens its own. Rows are handed to callbacks in time
- * order, so a caller aggregates without holding a result set in memory. A callback returning
- * non-zero stops the walk, and that value is returned.
+ * by one thread at a time: the HTTP workers share a few, one request at a time each. Rows are
+ * handed to callbacks in time order, so a caller aggregates without holding a result set in memory.
+ * A callback returning non-zero stops the walk, and that value is returned.
  */
 #ifndef PERFLOG_READER_H
 #define PERFLOG_READER_H
@@ -25,6 +25,10 @@ struct reader;
 int reader_open(const char *path, struct reader **out, char *err, size_t errlen);
 void reader_close(struct reader *r); /* accepts NULL */
 const char *reader_errmsg(struct reader *r);
+
+/* Free the pages r's cache holds (its schema and settings stay): between requests, as the
+ * writer's next commit would invalidate them anyway. */
+void reader_release_memory(struct reader *r);
 
 /* The host name the writer recorded (meta key 'host') into buf (cap bytes, always terminated when
  * cap > 0). Returns 0, -ENOENT when the database has none (buf ""), or -EIO. */

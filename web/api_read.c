@@ -1,6 +1,7 @@
 /*
  * api_read.c - the small GET handlers: health, counters, latest and /metrics.
  */
+#include "base/mem.h"
 #include "collectors/model/timeparse.h"
 #include "storage/query/metrics.h"
 #include "storage/query/series.h"
@@ -92,6 +93,7 @@ int api_health(const struct api_call *c, struct api_response *out)
     struct api_stats st;
     int64_t now = api_now_ms(env);
     char start[40], last[40];
+    int64_t heap = mem_heap_in_use();
     json_t *j, *problems;
     char *s;
 
@@ -101,7 +103,7 @@ int api_health(const struct api_call *c, struct api_response *out)
     tp_format_utc(st.last_tick_wall_ms, last, sizeof(last));
     j = json_pack(
         "{s:s, s:s, s:s, s:I, s:f, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:b, "
-        "s:{s:s, s:o, s:I, s:I}, s:o, s:o, s:{s:I, s:I}, s:b}",
+        "s:{s:s, s:o, s:I, s:I}, s:o, s:o, s:{s:I, s:I}, s:b, s:{s:o}}",
         "status", json_array_size(problems) ? "degraded" : "ok", "version", env->version, "host",
         env->host, "interval_ms", (json_int_t)st.interval_ms, "uptime_s",
         (double)(now - env->start_wall_ms) / 1000.0, "start_utc", start, "last_sample_utc",
@@ -115,7 +117,8 @@ int api_health(const struct api_call *c, struct api_response *out)
         "used_bytes", (json_int_t)st.db_used_bytes, "max_bytes", (json_int_t)st.max_db_bytes,
         "problems", problems, "warnings", health_warnings(env), "wakeups", "runs",
         (json_int_t)st.wakeups_runs, "main", (json_int_t)st.wakeups_main, "tz_database",
-        tz_database_here());
+        tz_database_here(), "memory", "heap_in_use_bytes",
+        heap >= 0 ? json_integer(heap) : json_null());
     if (!j)
         return -ENOMEM;
     s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));

@@ -14,6 +14,7 @@
 #include "web/http.h"
 
 #include "base/log.h"
+#include "base/mem.h"
 #include "base/sock.h"
 #include "base/thread_prio.h"
 
@@ -28,6 +29,8 @@
 #include <unistd.h>
 
 #define REOPEN_INTERVAL_MS 1000  /* how often a worker retries a database it could not open */
+#define SPARE_READER_MS    10000 /* spare idle readers are kept this long after all were busy */
+#define TRIM_BODY_BYTES    32768 /* an answer this large has the freed heap given back */
 #define WORKER_NICE        5     /* HTTP threads yield to the sampler (nice -10) and the writer */
 #define STREAM_BLOCK       65536 /* bytes a streamed answer is asked for at a time */
 #define CHEAP_RESERVE      64    /* connections beyond max_connections kept for health checks */
@@ -40,8 +43,16 @@ struct http_server {
     struct MHD_Daemon *mhd;
     const struct api_env *env;
     struct http_settings set;
-    pthread_key_t reader_key; /* each worker thread's struct worker */
-    size_t max_header_bytes;  /* above it a 431 of ours; above the pool, libmicrohttpd's own */
+    pthread_key_t named_key; /* set once a pool thread is named and lowered */
+    /* The read connections, shared by the workers: each parses the whole schema (about 1 MiB),
+     * so there are as many as requests read at once, not one per thread; `pool_lock` guards. */
+    pthread_mutex_t pool_lock;
+    struct reader **idle;
+    size_t n_idle, idle_cap; /* idle_cap: one per pool thread */
+    int busy;                /* handed out, not yet given back */
+    int64_t tried_ms;        /* the last open that failed */
+    int64_t two_busy_ms;     /* the last time a request found every reader busy */
+    size_t max_header_bytes; /* above it a 431 of ours; above the pool, libmicrohttpd's own */
     _Atomic int connections;
     /* Every open connection, for the sweeper that cuts requests not received within
      * header_timeout_s; `lock` guards the list and each conn's timing fields. */
@@ -52,18 +63,13 @@ struct http_server {
     int sweeper_started, sweeper_stop;
 };
 
-/* A worker thread's own read connection. */
-struct worker {
-    struct reader *rd;
-    int64_t tried_ms;
-};
-
 struct request {
     char *uri; /* as received, with the query string */
     size_t uri_len;
     char *body;
     size_t body_len;
     int started;      /* the first call (headers) is done */
+    int large;        /* its answer is TRIM_BODY_BYTES or more */
     int status;       /* non-zero: a limit answer is decided, body data is discarded */
     const char *code; /* its error code */
 };
@@ -90,47 +96,73 @@ static void request_reset(struct request *rq)
     memset(rq, 0, sizeof(*rq));
 }
 
-static void worker_free(void *p)
+static void thread_setup(struct http_server *srv)
 {
-    struct worker *w = p;
-
-    if (w)
-        reader_close(w->rd);
-    free(w);
+    if (pthread_getspecific(srv->named_key))
+        return;
+    pthread_setspecific(srv->named_key, srv);
+    /* First request on this pool thread: lower only the HTTP workers, so a flood of clients
+     * competes with itself, not with the sampler. Failure (a restricted container) changes
+     * nothing else. */
+    thread_prio_lower(WORKER_NICE);
+    /* libmicrohttpd starts its pool threads with no hook to name them: a worker takes the name
+     * at its first request. */
+    pthread_setname_np(pthread_self(), "perflog-http");
 }
 
-/* This thread's reader, opened on first use and re-tried at most once a second after failing. */
-static struct reader *thread_reader(struct http_server *srv)
+/* A reader for one request, to give back with reader_give: an idle one, else a new one (opened
+ * at most once a second after an open failed). NULL when the database cannot be opened. */
+static struct reader *reader_take(struct http_server *srv)
 {
-    struct worker *w = pthread_getspecific(srv->reader_key);
+    struct reader *rd = NULL;
     char err[512];
-    int64_t now;
+    int64_t now = api_now_ms(srv->env);
 
-    if (!w) {
-        w = calloc(1, sizeof(*w));
-        if (!w || pthread_setspecific(srv->reader_key, w) != 0) {
-            free(w);
-            return NULL;
-        }
-        /* First request on this pool thread: lower only the HTTP workers, so a flood of clients
-         * competes with itself, not with the sampler. Failure (a restricted container) changes
-         * nothing else. */
-        thread_prio_lower(WORKER_NICE);
-        /* libmicrohttpd starts its pool threads with no hook to name them: a worker takes the
-         * name at its first request. */
-        pthread_setname_np(pthread_self(), "perflog-http");
+    pthread_mutex_lock(&srv->pool_lock);
+    if (srv->n_idle) {
+        rd = srv->idle[--srv->n_idle];
+        srv->busy++;
+        pthread_mutex_unlock(&srv->pool_lock);
+        return rd;
     }
-    if (w->rd)
-        return w->rd;
-    now = api_now_ms(srv->env);
-    if (w->tried_ms && now - w->tried_ms < REOPEN_INTERVAL_MS)
+    if (srv->tried_ms && now - srv->tried_ms < REOPEN_INTERVAL_MS) {
+        pthread_mutex_unlock(&srv->pool_lock);
         return NULL;
-    w->tried_ms = now;
-    if (reader_open(srv->env->db_path, &w->rd, err, sizeof(err)) < 0) {
-        log_warnx("http: %s", err);
-        w->rd = NULL;
     }
-    return w->rd;
+    if (srv->busy)
+        srv->two_busy_ms = now;
+    pthread_mutex_unlock(&srv->pool_lock);
+    /* Outside the lock: opening reads the schema, and a request with an idle reader need not
+     * wait for that. */
+    if (reader_open(srv->env->db_path, &rd, err, sizeof(err)) < 0) {
+        log_warnx("http: %s", err);
+        rd = NULL;
+    }
+    pthread_mutex_lock(&srv->pool_lock);
+    srv->tried_ms = rd ? 0 : now;
+    srv->busy += rd != NULL;
+    pthread_mutex_unlock(&srv->pool_lock);
+    return rd;
+}
+
+/* Give back a reader from reader_take (NULL: none), its page cache emptied: every commit of the
+ * writer invalidates it anyway. One idle reader is kept, more only while requests have found
+ * every reader busy within SPARE_READER_MS. */
+static void reader_give(struct http_server *srv, struct reader *rd)
+{
+    int64_t now = api_now_ms(srv->env);
+
+    if (!rd)
+        return;
+    reader_release_memory(rd);
+    pthread_mutex_lock(&srv->pool_lock);
+    srv->busy--;
+    if (srv->n_idle < srv->idle_cap && (!srv->n_idle || now - srv->two_busy_ms < SPARE_READER_MS)) {
+        srv->idle[srv->n_idle++] = rd;
+        rd = NULL;
+    }
+    pthread_mutex_unlock(&srv->pool_lock);
+    reader_close(rd);
 }
 
 static struct conn *conn_of(struct MHD_Connection *c)
@@ -194,6 +226,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     struct conn *cn = conn_of(c);
 
     (void)toe;
+    /* A large answer leaves its peak's chunks free in the heap once sent: the writer gives them
+     * back at its next idle point (base/mem.h). */
+    if (rq && rq->large)
+        mem_trim_ask();
     if (rq)
         request_reset(rq);
     *con_cls = NULL;
@@ -357,14 +393,17 @@ static void *sweeper_main(void *arg)
     return NULL;
 }
 
-/* A streamed answer on its way: what the handler gave, and the server it stops with. */
+/* A streamed answer on its way: what the handler gave, the reader it holds until it ends, and
+ * the server it stops with. */
 struct stream {
     struct api_response a;
+    struct http_server *srv;
+    struct reader *rd;
     const _Atomic int *cancel; /* its connection's: it outlives the stream */
 };
 
-/* libmicrohttpd pulls a streamed answer through this; the stream runs on the worker thread that
- * owns the connection, so the thread's read connection is never shared. */
+/* libmicrohttpd pulls a streamed answer through this, on the worker thread that owns the
+ * connection; the stream's reader is its own until stream_done. */
 static ssize_t stream_cb(void *cls, uint64_t pos, char *buf, size_t max)
 {
     struct stream *st = cls;
@@ -386,10 +425,14 @@ static void stream_done(void *cls)
     struct stream *st = cls;
 
     st->a.stream_free(st->a.stream_ctx);
+    reader_give(st->srv, st->rd);
+    mem_trim_ask(); /* an export is large */
     free(st);
 }
 
-static struct MHD_Response *stream_response(struct MHD_Connection *c, struct api_response *a)
+/* Takes rd (NULL: none), given back when the stream ends. */
+static struct MHD_Response *stream_response(struct http_server *srv, struct MHD_Connection *c,
+                                            struct api_response *a, struct reader *rd)
 {
     static const _Atomic int never;
     struct stream *st = malloc(sizeof(*st));
@@ -398,9 +441,12 @@ static struct MHD_Response *stream_response(struct MHD_Connection *c, struct api
 
     if (!st) {
         a->stream_free(a->stream_ctx);
+        reader_give(srv, rd);
         return NULL;
     }
     st->a = *a;
+    st->srv = srv;
+    st->rd = rd;
     cn = conn_of(c);
     st->cancel = cn ? &cn->cancel : &never;
     r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, stream_cb, st,
@@ -410,13 +456,15 @@ static struct MHD_Response *stream_response(struct MHD_Connection *c, struct api
     return r;
 }
 
-static enum MHD_Result send_answer(struct MHD_Connection *c, struct api_response *a, int close)
+/* Sends a's answer; a streamed one takes rd (else the caller keeps it). */
+static enum MHD_Result send_answer(struct http_server *srv, struct MHD_Connection *c,
+                                   struct api_response *a, struct reader *rd, int close)
 {
     struct MHD_Response *r;
     enum MHD_Result ret;
 
     if (a->stream)
-        r = stream_response(c, a);
+        r = stream_response(srv, c, a, rd);
     else
         r = MHD_create_response_from_buffer(a->body_len, a->body, MHD_RESPMEM_MUST_FREE);
     if (!r) {
@@ -449,7 +497,7 @@ static enum MHD_Result send_error(struct MHD_Connection *c, int status, const ch
 
     if (api_error(&a, status, code, "%s", msg) < 0)
         return MHD_NO;
-    return send_answer(c, &a, close || status >= 413);
+    return send_answer(NULL, c, &a, NULL, close || status >= 413);
 }
 
 /* A request that costs next to nothing and that a monitor must get through a busy server. */
@@ -554,6 +602,7 @@ static enum MHD_Result answer(struct http_server *srv, struct MHD_Connection *c,
 {
     struct api_request in = {0};
     struct api_response out;
+    struct reader *rd;
     char *q = memchr(rq->uri, '?', rq->uri_len), msg[160];
 
     if (rq->status)
@@ -570,9 +619,17 @@ static enum MHD_Result answer(struct http_server *srv, struct MHD_Connection *c,
     in.body_len = rq->body_len;
     in.remote = cn->remote;
     in.cancel = &cn->cancel;
-    if (api_handle(srv->env, thread_reader(srv), &in, &out) < 0)
+    thread_setup(srv);
+    rd = reader_take(srv);
+    if (api_handle(srv->env, rd, &in, &out) < 0) {
+        reader_give(srv, rd);
         return send_error(c, 500, "internal", "out of memory", 0);
-    return send_answer(c, &out, 0);
+    }
+    if (out.stream)
+        return send_answer(srv, c, &out, rd, 0);
+    reader_give(srv, rd);
+    rq->large = out.body_len >= TRIM_BODY_BYTES;
+    return send_answer(srv, c, &out, NULL, 0);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -669,7 +726,11 @@ static int is_any6(const struct sockaddr_storage *ss)
 
 static void server_free(struct http_server *srv)
 {
-    pthread_key_delete(srv->reader_key);
+    while (srv->n_idle)
+        reader_close(srv->idle[--srv->n_idle]);
+    free(srv->idle);
+    pthread_mutex_destroy(&srv->pool_lock);
+    pthread_key_delete(srv->named_key);
     pthread_cond_destroy(&srv->wake);
     pthread_mutex_destroy(&srv->lock);
     free(srv);
@@ -685,11 +746,17 @@ int http_start(const struct http_settings *s, const struct api_env *env, struct 
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
     size_t pool = (size_t)(s->max_url_bytes * 4 > 65536 ? s->max_url_bytes * 4 : 65536);
 
-    if (!srv) {
+    if (srv) {
+        srv->idle_cap = s->threads > 0 ? (size_t)s->threads : 1;
+        srv->idle = calloc(srv->idle_cap, sizeof(*srv->idle));
+    }
+    if (!srv || !srv->idle) {
         snprintf(err, errlen, "out of memory");
+        free(srv);
         return -ENOMEM;
     }
     if (resolve(s, &ss, err, errlen) < 0) {
+        free(srv->idle);
         free(srv);
         return -EINVAL;
     }
@@ -704,7 +771,8 @@ int http_start(const struct http_settings *s, const struct api_env *env, struct 
         srv->set.header_timeout_s = 10;
     pthread_mutex_init(&srv->lock, NULL);
     pthread_cond_init(&srv->wake, NULL);
-    pthread_key_create(&srv->reader_key, worker_free);
+    pthread_key_create(&srv->named_key, NULL);
+    pthread_mutex_init(&srv->pool_lock, NULL);
     srv->mhd = MHD_start_daemon(
         flags, (uint16_t)s->port, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, &ss,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)s->threads, MHD_OPTION_CONNECTION_LIMIT,
@@ -752,7 +820,8 @@ void http_stop(struct http_server *srv)
     pthread_mutex_unlock(&srv->lock);
     if (srv->sweeper_started)
         pthread_join(srv->sweeper, NULL);
-    /* The pool threads exit here; their thread-specific readers are closed by worker_free. */
+    /* The pool threads exit here, and every stream ends (stream_done gives its reader back);
+     * server_free closes the idle readers. */
     MHD_stop_daemon(srv->mhd);
     server_free(srv);
 }

@@ -23,6 +23,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "base/monocond.h"
 #include "daemon/runs/pid_alive.h"
 #include "daemon/runs/report.h"
@@ -86,8 +87,7 @@ struct runs {
     struct run_edges *edges;   /* NULL: no edges taken; thread-safe itself */
     int64_t interval_ms;
     char *db_path;
-    struct reader *rd; /* manager thread only; opened when first needed */
-    struct track *tr;  /* manager thread only */
+    struct track *tr; /* manager thread only */
     size_t ntr, cap;
     pthread_t thread;
     pthread_mutex_t lock; /* guards stop, kicked, wakeups */
@@ -353,6 +353,7 @@ static int store_report(struct runs *rs, const struct runs_db_row *row, int64_t 
         .pid = or_minus1(row->pid),
     };
     char err[512] = "", why[RUNS_WHY_MAX] = "";
+    struct reader *rd;
     json_t *j, *edges;
     char *s;
     int rc;
@@ -360,9 +361,15 @@ static int store_report(struct runs *rs, const struct runs_db_row *row, int64_t 
     run.followed = note_get(rs, row->id, why, sizeof(why));
     run.not_followed_reason = why;
     run.edges = edges = load_edges(rs, row->id);
-    if (!rs->rd && reader_open(rs->db_path, &rs->rd, err, sizeof(err)) < 0)
+    /* A reader for this report only: a connection holds the parsed schema (about 1 MiB), and
+     * reports are minutes apart. */
+    if (reader_open(rs->db_path, &rd, err, sizeof(err)) < 0) {
         log_warnx("run %lld: the report reads no stored data: %s", (long long)row->id, err);
-    j = report_compute(rs->rd, rs->live, rs->interval_ms, &run, err, sizeof(err));
+        rd = NULL;
+    }
+    j = report_compute(rd, rs->live, rs->interval_ms, &run, err, sizeof(err));
+    reader_close(rd);
+    mem_trim_ask(); /* a report reads much of the run's data */
     json_decref(edges);
     if (!j) /* stored anyway, so the run does not come back every pass */
         j = json_pack("{s:s}", "error", err[0] ? err : "the report could not be computed");
@@ -524,7 +531,6 @@ static void *manager_main(void *arg)
 static void runs_free(struct runs *rs)
 {
     runs_db_close(rs->db);
-    reader_close(rs->rd);
     run_edges_free(rs->edges);
     pthread_cond_destroy(&rs->cond);
     pthread_mutex_destroy(&rs->lock);
