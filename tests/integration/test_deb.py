@@ -36,10 +36,11 @@ CONF_PATH = "/etc/perflog/perflogd.json"
 STATE_DIR = "/var/lib/perflog"
 DB_PATH = "/var/lib/perflog/perflog.db"
 LOCK_PATH = "/run/lock/perflog-test-deb.lock"
+CHUNK_EXT = "/usr/lib/perflog/perflog_chunk.so"
 # Everything the package puts on the system; all of it must be gone after dpkg --purge.
 INSTALLED_PATHS = ["/usr/bin/perflogd", "/usr/bin/perflog", UNIT_PATH, CONF_PATH, "/etc/perflog",
                    STATE_DIR, "/usr/share/man/man8/perflogd.8.gz", "/usr/share/man/man1/perflog.1.gz",
-                   "/usr/share/doc/perflog"]
+                   "/usr/share/doc/perflog", CHUNK_EXT, "/usr/lib/perflog"]
 # Where a package's leftovers would be: searched for names containing "perflog" before the install
 # and after the purge. Debian policy keeps nothing of a purged package here (dpkg.log keeps lines
 # about it, but no file of it).
@@ -245,6 +246,7 @@ def main():
             parts = line.split(None, 5)
             listing[parts[5].split(" -> ")[0].lstrip(".").rstrip("/") or "/"] = (parts[0], parts[1])
         for path, mode in (("/usr/bin/perflogd", "-rwxr-xr-x"), ("/usr/bin/perflog", "-rwxr-xr-x"),
+                           (CHUNK_EXT, "-rw-r--r--"),
                            (UNIT_PATH, "-rw-r--r--"), (CONF_PATH, "-rw-r-----"),
                            ("/usr/share/man/man8/perflogd.8.gz", "-rw-r--r--"),
                            ("/usr/share/man/man1/perflog.1.gz", "-rw-r--r--"),
@@ -298,6 +300,14 @@ def main():
             r = run([f"/usr/bin/{prog}", "--version"])
             check(r.returncode == 0 and r.stdout.strip() == f"{prog} {version}",
                   f"/usr/bin/{prog} --version prints the project version: {r.stdout.strip()!r}")
+        # The stock shell reads the compressed tier with the packaged module (the line the man page
+        # gives): a chunk of known points encoded and decoded by it.
+        r = run(["sqlite3", ":memory:", f".load {CHUNK_EXT[:-3]}",
+                 "SELECT group_concat(tick || ':' || ifnull(value, 'NULL'), ',') FROM chunk_points("
+                 "(SELECT chunk_encode(t, v) FROM (SELECT 1 AS t, 5 AS v UNION ALL SELECT 2, NULL"
+                 " UNION ALL SELECT 4, -9223372036854775808 ORDER BY 1)))"], timeout=60)
+        check(r.returncode == 0 and r.stdout.strip() == "1:5,2:NULL,4:-9223372036854775808",
+              f"sqlite3 loads {CHUNK_EXT} and its chunks round-trip: {r.stdout.strip()!r} {r.stderr.strip()}")
         if not check(os.path.exists(UNIT_PATH), f"{UNIT_PATH} is installed"):
             return
 
