@@ -264,6 +264,9 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->last_commit_wall_ms = ws.last_commit_wall_ms;
     out->db_used_bytes = ws.db_used_bytes;
     out->db_over_cap = ws.db_over_cap;
+    out->writer_stmt_bytes = ws.db_stmt_bytes;
+    out->writer_schema_bytes = ws.db_schema_bytes;
+    out->writer_cache_bytes = ws.db_cache_bytes;
     out->max_db_bytes = d->max_db_bytes;
     out->queued = qs.queued;
     out->in_flight = qs.in_flight;

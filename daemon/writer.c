@@ -137,13 +137,18 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
 static void report_size(struct writer *w, const struct db_retention *r)
 {
     struct db_size sz;
+    struct db_mem m;
     int was;
 
     db_size_get(w->db, &sz);
+    db_mem_get(w->db, &m);
     pthread_mutex_lock(&w->lock);
     was = w->stats.db_over_cap;
     w->stats.db_used_bytes = sz.used_bytes;
     w->stats.db_over_cap = sz.over_cap;
+    w->stats.db_stmt_bytes = m.stmt_bytes;
+    w->stats.db_schema_bytes = m.schema_bytes;
+    w->stats.db_cache_bytes = m.cache_bytes;
     pthread_mutex_unlock(&w->lock);
     if (sz.over_cap && !was)
         log_warnx("database %s: %lld bytes in use, over max_db_bytes %lld, and only the newest "

@@ -28,6 +28,9 @@ struct writer_stats {
     int64_t last_commit_wall_ms;
     int64_t db_used_bytes; /* at the last maintenance (db_size); 0 before */
     int db_over_cap;       /* 1: over max_db_bytes with nothing more to prune */
+    /* SQLite's memory on the writer's connection at the last maintenance (db_mem_get); 0
+     * before: its prepared statements, the schema, the page cache */
+    int64_t db_stmt_bytes, db_schema_bytes, db_cache_bytes;
 };
 
 struct writer;

@@ -373,9 +373,73 @@ static int prepare_built(struct db *d, struct sbuf *b, int gen_rc, sqlite3_stmt 
     return rc;
 }
 
+/*
+ * The roll-up statements, prepared on first use rather than at open: each holds the expressions
+ * of every counter of its table (about 1.9 MiB in all on the writer's connection), and with the
+ * running roll-ups (d->incremental) the batch ones serve only the paths that are rare once
+ * running: the ticks before the first whole minute after a start, ticks out of order, a failed
+ * transaction. Returns NULL with *rc set when it cannot be prepared.
+ */
+enum rollup_stmt { RS_BATCH_1M, RS_BATCH_1H, RS_INS_1M, RS_INS_1H };
+
+static sqlite3_stmt **rollup_slot(struct db *d, enum rollup_stmt k, int i)
+{
+    return k == RS_BATCH_1M   ? &d->rollup_1m[i]
+           : k == RS_BATCH_1H ? &d->rollup_1h[i]
+           : k == RS_INS_1M   ? &d->ins_1m[i]
+                              : &d->ins_1h[i];
+}
+
+static sqlite3_stmt *rollup_stmt(struct db *d, enum rollup_stmt k, int i, int *rc)
+{
+    sqlite3_stmt **slot = rollup_slot(d, k, i);
+    struct sbuf b = {0};
+    int gen;
+
+    if (*slot)
+        return *slot;
+    gen = k == RS_BATCH_1M   ? schema_rollup_minute(&b, i)
+          : k == RS_BATCH_1H ? schema_rollup_hour(&b, i)
+                             : schema_rollup_values(&b, i, k == RS_INS_1M ? "1m" : "1h");
+    *rc = prepare_built(d, &b, gen, slot);
+    return *rc < 0 ? NULL : *slot;
+}
+
+/* Finalize what rollup_stmt prepared for (k, i); the next use prepares it again. */
+static void rollup_stmt_drop(struct db *d, enum rollup_stmt k, int i)
+{
+    sqlite3_stmt **slot = rollup_slot(d, k, i);
+
+    sqlite3_finalize(*slot);
+    *slot = NULL;
+}
+
+/*
+ * The INSERT of `nrows` (1 or INS_ROWS_PER_STMT) rows of object o, prepared on first use for
+ * INS_ROWS_PER_STMT: only an object with that many instances uses it (never a single-instance
+ * one), and it holds about 40 KB. Returns NULL with *rc set when it cannot be prepared.
+ */
+static sqlite3_stmt *ins_stmt(struct db *d, int o, size_t nrows, int *rc)
+{
+    const struct object_def *od = &counter_objects[o];
+    sqlite3_stmt **slot = nrows > 1 ? &d->ins_rows[o] : &d->ins_row[o];
+    struct sbuf b = {0};
+
+    if (*slot)
+        return *slot;
+    sbuf_printf(&b, "INSERT INTO %s VALUES ", od->table);
+    for (size_t r = 0; r < nrows; r++) {
+        sbuf_printf(&b, "%s(?, ?", r ? ", " : "");
+        for (size_t f = 0; f < od->nfields; f++)
+            sbuf_printf(&b, ", ?");
+        sbuf_printf(&b, ")");
+    }
+    *rc = prepare_built(d, &b, 0, slot);
+    return *rc < 0 ? NULL : *slot;
+}
+
 static int prepare_all(struct db *d)
 {
-    struct sbuf b = {0};
     int rc;
 
     rc = prepare(d, "INSERT INTO ticks (t_ms, interval_ms, missed) VALUES (?, ?, ?)", &d->ins_tick);
@@ -392,36 +456,9 @@ static int prepare_all(struct db *d)
                  &d->add_inst);
     if (rc < 0)
         return rc;
-    for (int o = 0; o < OBJ_COUNT; o++) {
-        const struct object_def *od = &counter_objects[o];
-
-        for (int many = 0; many < 2; many++) {
-            sbuf_printf(&b, "INSERT INTO %s VALUES ", od->table);
-            for (int r = 0; r < (many ? INS_ROWS_PER_STMT : 1); r++) {
-                sbuf_printf(&b, "%s(?, ?", r ? ", " : "");
-                for (size_t f = 0; f < od->nfields; f++)
-                    sbuf_printf(&b, ", ?");
-                sbuf_printf(&b, ")");
-            }
-            rc = prepare_built(d, &b, 0, many ? &d->ins_rows[o] : &d->ins_row[o]);
-            if (rc < 0)
-                return rc;
-        }
-    }
-    for (int o = 0; o < OBJ_COUNT; o++) {
-        rc = prepare_built(d, &b, schema_rollup_values(&b, o, "1m"), &d->ins_1m[o]);
-        if (rc == 0)
-            rc = prepare_built(d, &b, schema_rollup_values(&b, o, "1h"), &d->ins_1h[o]);
-        if (rc < 0)
+    for (int o = 0; o < OBJ_COUNT; o++)
+        if (!ins_stmt(d, o, 1, &rc))
             return rc;
-    }
-    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
-        rc = prepare_built(d, &b, schema_rollup_minute(&b, i), &d->rollup_1m[i]);
-        if (rc == 0)
-            rc = prepare_built(d, &b, schema_rollup_hour(&b, i), &d->rollup_1h[i]);
-        if (rc < 0)
-            return rc;
-    }
     return pdh_extra_store_new(d->conn, &d->pdh);
 }
 
@@ -533,6 +570,24 @@ void db_close(struct db *d)
     free(d);
 }
 
+static int64_t db_status(struct db *d, int op)
+{
+    int cur = 0, hi = 0;
+
+    return sqlite3_db_status(d->conn, op, &cur, &hi, 0) == SQLITE_OK ? cur : -1;
+}
+
+void db_mem_get(struct db *d, struct db_mem *out)
+{
+    out->stmt_bytes = db_status(d, SQLITE_DBSTATUS_STMT_USED);
+    out->schema_bytes = db_status(d, SQLITE_DBSTATUS_SCHEMA_USED);
+    out->cache_bytes = db_status(d, SQLITE_DBSTATUS_CACHE_USED);
+    out->stmts = 0;
+    for (sqlite3_stmt *st = sqlite3_next_stmt(d->conn, NULL); st;
+         st = sqlite3_next_stmt(d->conn, st))
+        out->stmts++;
+}
+
 const char *db_errmsg(struct db *d)
 {
     return sqlite3_errmsg(d->conn);
@@ -598,15 +653,22 @@ static void hacc_drop(struct db *d)
     d->hacc_on = 0;
 }
 
-/* Write the buckets of `acc` (one object's each) at bucket_ms with statements `ins`. */
-static int write_buckets(struct rollup_obj *acc, sqlite3_stmt *const *ins, int64_t bucket_ms)
+/* Write the buckets of `acc` (one object's each) at bucket_ms with the statements `kind`
+ * (RS_INS_1M or RS_INS_1H). */
+static int write_buckets(struct db *d, struct rollup_obj *acc, enum rollup_stmt kind,
+                         int64_t bucket_ms)
 {
     int rc = 0;
 
     for (int o = 0; rc == 0 && o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
         const struct rollup_obj *r = &acc[o];
-        sqlite3_stmt *st = ins[o];
+        sqlite3_stmt *st;
+
+        if (!r->n)
+            continue;
+        if (!(st = rollup_stmt(d, kind, o, &rc)))
+            break;
 
         for (size_t i = 0; rc == 0 && i < r->n; i++) {
             const struct rollup_series *s = &r->s[i];
@@ -645,17 +707,23 @@ static int hacc_flush(struct db *d)
         hacc_drop(d);
         return 0;
     }
-    rc = write_buckets(d->hacc, d->ins_1h, d->hacc_hour);
+    rc = write_buckets(d, d->hacc, RS_INS_1H, d->hacc_hour);
     if (rc == 0) {
-        sqlite3_stmt *st = d->rollup_1h[SCHEMA_PDH_TABLE];
+        sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1H, SCHEMA_PDH_TABLE, &rc);
 
-        sqlite3_bind_int64(st, 1, d->hacc_hour);
-        sqlite3_bind_int64(st, 2, end);
-        rc = step_done(st);
+        if (st) {
+            sqlite3_bind_int64(st, 1, d->hacc_hour);
+            sqlite3_bind_int64(st, 2, end);
+            rc = step_done(st);
+        }
     }
     if (rc == 0)
         rc = meta_set(d, "rollup_1h_next_ms", end, NULL);
     hacc_drop(d);
+    /* Once an hour: not worth keeping prepared for the next. */
+    for (int o = 0; o < OBJ_COUNT; o++)
+        rollup_stmt_drop(d, RS_INS_1H, o);
+    rollup_stmt_drop(d, RS_BATCH_1H, SCHEMA_PDH_TABLE);
     return rc;
 }
 
@@ -689,15 +757,17 @@ static int hacc_fold(struct db *d)
 static int acc_flush(struct db *d, int64_t mark)
 {
     int64_t next_minute = d->acc_minute + MINUTE_MS;
-    int rc = write_buckets(d->acc, d->ins_1m, d->acc_minute);
+    int rc = write_buckets(d, d->acc, RS_INS_1M, d->acc_minute);
 
     /* The extra PDH series are few: the batch statement rolls up their share of the ticks. */
     if (rc == 0) {
-        sqlite3_stmt *st = d->rollup_1m[SCHEMA_PDH_TABLE];
+        sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1M, SCHEMA_PDH_TABLE, &rc);
 
-        sqlite3_bind_int64(st, 1, mark);
-        sqlite3_bind_int64(st, 2, d->acc_last);
-        rc = step_done(st);
+        if (st) {
+            sqlite3_bind_int64(st, 1, mark);
+            sqlite3_bind_int64(st, 2, d->acc_last);
+            rc = step_done(st);
+        }
     }
     if (rc == 0)
         rc = meta_set(d, "rollup_1m_tick", d->acc_last, NULL);
@@ -775,7 +845,10 @@ static int write_tick(struct db *d, const struct tick *t)
 
         for (size_t r0 = 0; r0 < to->n;) {
             size_t nrows = to->n - r0 >= INS_ROWS_PER_STMT ? INS_ROWS_PER_STMT : 1;
-            sqlite3_stmt *st = nrows > 1 ? d->ins_rows[o] : d->ins_row[o];
+            sqlite3_stmt *st = ins_stmt(d, o, nrows, &rc);
+
+            if (!st)
+                return rc;
 
             for (size_t r = r0; r < r0 + nrows; r++) {
                 const struct tick_row *row = &to->rows[r];
@@ -885,9 +958,13 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
     if (d->acc_on && upto >= d->acc_first)
         upto = d->acc_first - 1;
     for (int i = 0; rc == 0 && upto > last && i < SCHEMA_NVALUE_TABLES; i++) {
-        sqlite3_bind_int64(d->rollup_1m[i], 1, last);
-        sqlite3_bind_int64(d->rollup_1m[i], 2, upto);
-        rc = step_done(d->rollup_1m[i]);
+        sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1M, i, &rc);
+
+        if (!st)
+            break;
+        sqlite3_bind_int64(st, 1, last);
+        sqlite3_bind_int64(st, 2, upto);
+        rc = step_done(st);
     }
     if (rc == 0 && upto > last)
         rc = meta_set(d, "rollup_1m_tick", upto, NULL);
@@ -904,6 +981,12 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
         minute_start, 0);
     if (rc == 0 && !left)
         rc = meta_set(d, "rollup_1m_until_ms", minute_start, NULL);
+    /* With running roll-ups, the batch is done once it has caught up (but for the extra PDH
+     * series, which it rolls up every minute): its statements go until it is needed again. */
+    if (d->incremental && !left)
+        for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
+            if (i != SCHEMA_PDH_TABLE)
+                rollup_stmt_drop(d, RS_BATCH_1M, i);
     if (rc < 0)
         return rc;
     return left > 0;
@@ -915,7 +998,7 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
     int64_t until = meta_get_int(d, "rollup_1m_until_ms", 0) / HOUR_MS * HOUR_MS;
     int64_t next = meta_get_int(d, "rollup_1h_next_ms", -1);
     int64_t end;
-    int rc = 0;
+    int rc = 0, more;
 
     (void)now_ms; /* the minute tier's watermark already says how far time has gone */
     (void)r;
@@ -932,9 +1015,13 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
     if (d->hacc_on && end > d->hacc_hour)
         end = d->hacc_hour;
     for (int i = 0; rc == 0 && next < end && i < SCHEMA_NVALUE_TABLES; i++) {
-        sqlite3_bind_int64(d->rollup_1h[i], 1, next);
-        sqlite3_bind_int64(d->rollup_1h[i], 2, end);
-        rc = step_done(d->rollup_1h[i]);
+        sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1H, i, &rc);
+
+        if (!st)
+            break;
+        sqlite3_bind_int64(st, 1, next);
+        sqlite3_bind_int64(st, 2, end);
+        rc = step_done(st);
     }
     if (rc == 0 && next < end)
         rc = meta_set(d, "rollup_1h_next_ms", end, NULL);
@@ -943,7 +1030,12 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
         rc = hacc_flush(d);
     if (rc < 0)
         return rc;
-    return end < (d->hacc_on && d->hacc_hour < until ? d->hacc_hour : until);
+    more = end < (d->hacc_on && d->hacc_hour < until ? d->hacc_hour : until);
+    /* As for the minutes: with running roll-ups, the batch statements go once it has caught up. */
+    if (d->incremental && !more)
+        for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
+            rollup_stmt_drop(d, RS_BATCH_1H, i);
+    return more;
 }
 
 /*

@@ -82,6 +82,14 @@ int db_checkpoint(struct db *d);
 /* The size figures of the last db_maintain (zeros before the first). */
 void db_size_get(struct db *d, struct db_size *out);
 
+/* The memory SQLite holds for the connection (sqlite3_db_status): its prepared statements, the
+ * schema and the page cache, in bytes, and the number of prepared statements. */
+struct db_mem {
+    int64_t stmt_bytes, schema_bytes, cache_bytes;
+    int stmts;
+};
+void db_mem_get(struct db *d, struct db_mem *out);
+
 const char *db_errmsg(struct db *d);
 const char *db_path(struct db *d);
 

@@ -241,6 +241,11 @@ static void compare_all(const char *pa, const char *pb)
 /*
  * Hours: 3.3 hours of ticks 10 s apart, one per transaction, maintenance every 30 s. The running
  * hour is written by the tick that ends its last minute, before any maintenance could roll it.
+ *
+ * The roll-up statements are prepared when first used: none at open; once the running roll-ups
+ * run (past the first whole hour), only the running minute's inserts (one per object) and the
+ * extra PDH series' minute statement stay prepared, while the batch roll-up keeps its minute and
+ * hour statements of every table.
  */
 static void test_hours(void)
 {
@@ -250,13 +255,17 @@ static void test_hours(void)
     const int64_t h1 = (T0 / 3600000 + 1) * 3600000, h2 = h1 + 3600000;
     unsigned seed = 99;
     int64_t wall = T0, last_maint = T0;
-    int checked = 0;
+    int checked = 0, mem_checked = 0;
+    struct db_mem open_a, open_b, ma, mb;
 
     snprintf(pa, sizeof(pa), "%s/hinc.db", dir);
     snprintf(pb, sizeof(pb), "%s/hbatch.db", dir);
     CHECK_INT(db_open(pa, "h", &da, err, sizeof(err)), 0);
     CHECK_INT(db_open(pb, "h", &db, err, sizeof(err)), 0);
     db_set_incremental_rollups(db, 0);
+    db_mem_get(da, &open_a);
+    db_mem_get(db, &open_b);
+    CHECK_INT(open_a.stmts, open_b.stmts);
     vdb_from = 300; /* 30 min into the first whole hour to 3.6 min into the next */
     vdb_to = 500;
     for (int i = 0; wall < h1 + 3 * 3600000; i++) {
@@ -286,9 +295,22 @@ static void test_hours(void)
             CHECK(db_maintain(da, wall, &keep) >= 0);
             CHECK(db_maintain(db, wall, &keep) >= 0);
             last_maint = wall;
+            if (!mem_checked && wall >= h2 + 5 * 60000) {
+                db_mem_get(da, &ma);
+                db_mem_get(db, &mb);
+                printf("statements at open: %d, %lld bytes; running roll-ups: %d, %lld bytes; "
+                       "batch: %d, %lld bytes\n",
+                       open_a.stmts, (long long)open_a.stmt_bytes, ma.stmts,
+                       (long long)ma.stmt_bytes, mb.stmts, (long long)mb.stmt_bytes);
+                CHECK_INT(ma.stmts, open_a.stmts + OBJ_COUNT + 1);
+                CHECK_INT(mb.stmts, open_b.stmts + 2 * SCHEMA_NVALUE_TABLES);
+                CHECK(ma.stmt_bytes < mb.stmt_bytes);
+                mem_checked = 1;
+            }
         }
     }
     CHECK(checked);
+    CHECK(mem_checked);
     finish_both(da, db, wall);
     compare_all(pa, pb);
     vdb_from = 70;
@@ -306,6 +328,7 @@ static void test_rows_stored(void)
     sqlite3 *conn;
     sqlite3_stmt *st;
     int rows = 0, bad = 0;
+    struct db_mem m0, m1;
     const struct object_def *od = &counter_objects[OBJ_DISK];
 
     snprintf(path, sizeof(path), "%s/rows.db", dir);
@@ -329,7 +352,12 @@ static void test_rows_stored(void)
             }
         }
     }
+    db_mem_get(d, &m0);
     CHECK_INT(db_write_ticks(d, ticks, 3), 0);
+    /* The multi-row INSERT is prepared for the one object that needs it, the disks, at its
+     * first use; every other object has fewer rows than it takes. */
+    db_mem_get(d, &m1);
+    CHECK_INT(m1.stmts, m0.stmts + 1);
     db_close(d);
     CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
     CHECK_INT(sqlite3_prepare_v2(conn,
