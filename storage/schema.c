@@ -241,10 +241,167 @@ void schema_series(struct sbuf *b)
     sbuf_printf(b, "END;\n");
 }
 
+/* "CASE s.k WHEN 0 THEN <counter 0's name> WHEN 1 THEN ... END": the counter column of one
+ * object's SELECT in the views, from the series row s. */
+static void counter_name_case(struct sbuf *b, const struct object_def *od)
+{
+    sbuf_printf(b, "CASE s.k");
+    for (size_t k = 0; k < od->ncounters; k++) {
+        sbuf_printf(b, " WHEN %zu THEN ", k);
+        sbuf_sql_quote(b, od->counters[k].name);
+    }
+    sbuf_printf(b, " END");
+}
+
+/* "CASE s.k WHEN 0 THEN <counter 0's formula> ... END" over the row o, its interval `interval`. */
+static int counter_value_case(struct sbuf *b, const struct object_def *od, const char *interval)
+{
+    sbuf_printf(b, "CASE s.k");
+    for (size_t k = 0; k < od->ncounters; k++) {
+        sbuf_printf(b, "\n    WHEN %zu THEN ", k);
+        if (counter_expr_in(b, od, &od->counters[k], interval) < 0)
+            return -1;
+    }
+    sbuf_printf(b, " END");
+    return 0;
+}
+
+/*
+ * The head of one object's SELECT in counter_values: every column, from `o` (its t_ms and
+ * interval_ms from `tm`), instances i and series s. The object is a literal, so a filter on it
+ * is a constant test that skips the other objects' SELECTs; the counter and the value are a CASE
+ * on the series row's k, so one SELECT serves every counter of the object (the view's text, and
+ * every connection's parsed schema, no longer grow with the number of counters).
+ */
+static int values_head(struct sbuf *b, const struct object_def *od, const char *tm, int first)
+{
+    char interval[32];
+
+    sbuf_printf(b,
+                "%sSELECT %s.t_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', %s.t_ms / 1000.0, "
+                "'unixepoch'), %s.interval_ms, s.path, ",
+                first ? "" : "UNION ALL\n", tm, tm, tm);
+    sbuf_sql_quote(b, od->name);
+    sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
+    counter_name_case(b, od);
+    sbuf_printf(b, ",\n  ");
+    snprintf(interval, sizeof(interval), "%s.interval_ms", tm);
+    return counter_value_case(b, od, interval);
+}
+
+/* The series rows of object od: those of its instances, one per counter (k < ncounters: a
+ * series of a counter this build does not know has no SELECT, as before). */
+static void values_where(struct sbuf *b, const struct object_def *od)
+{
+    sbuf_printf(b, "\n  WHERE s.k < %zu AND i.object = ", od->ncounters);
+    sbuf_sql_quote(b, od->name);
+    sbuf_printf(b, "\n");
+}
+
+/*
+ * The chunked rows of one object: its series rows first (by path or by instance and counter),
+ * then chunk_series over that instance's chunks, which gives the ticks' t_ms and interval_ms
+ * too, so that a filter on t_ms reaches it: it reads only the chunks whose span holds ticks of
+ * that time, by the chunk table's index.
+ */
+static int values_chunked(struct sbuf *b, const struct object_def *od)
+{
+    if (values_head(b, od, "o", 0) < 0)
+        return -1;
+    sbuf_printf(b,
+                "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT r.inst AS inst, "
+                "r.t_ms AS t_ms, r.interval_ms AS interval_ms");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, ", r.v%zu AS %s", f, od->fields[f].column);
+    sbuf_printf(b, " FROM chunk_series('%s_chunks', '", od->table);
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, "%s%s", f ? ", " : "", od->fields[f].column);
+    sbuf_printf(b, "') r) o ON o.inst = s.inst");
+    values_where(b, od);
+    return 0;
+}
+
+/* One roll-up column (min, avg or max) of every counter: CASE s.k WHEN 0 THEN r.c0_min ... */
+static void rollup_case(struct sbuf *b, const struct object_def *od, const char *agg)
+{
+    sbuf_printf(b, ", CASE s.k");
+    for (size_t k = 0; k < od->ncounters; k++)
+        sbuf_printf(b, " WHEN %zu THEN r." RC "_%s", k, k, agg);
+    sbuf_printf(b, " END");
+}
+
+int schema_views(struct sbuf *b, uint64_t chunked)
+{
+    int first = 1;
+
+    sbuf_printf(b, "DROP VIEW IF EXISTS counter_values;\nDROP VIEW IF EXISTS counter_rollups;\n");
+    sbuf_printf(b,
+                "CREATE VIEW counter_values (t_ms, time_utc, interval_ms, path, object, instance, "
+                "counter, value) AS\n");
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+
+        /* the raw rows, then (when the object has any) the chunked ones */
+        if (values_head(b, od, "t", first) < 0)
+            return -1;
+        /* The series row first (CROSS JOIN keeps it outside the raw table), so a filter on
+         * path stops at the series index; without it SQLite scanned every raw table whenever
+         * the time bound was open on one side (it cannot tell how many ticks that leaves). The
+         * object test is always true of a row, but a series found by path is in one object
+         * only: it stops the other objects' SELECTs at once. */
+        sbuf_printf(b,
+                    "\n  FROM series s JOIN instances i ON i.id = s.inst CROSS JOIN %s o ON o.inst "
+                    "= s.inst JOIN ticks t ON t.id = o.tick",
+                    od->table);
+        values_where(b, od);
+        if ((chunked & (UINT64_C(1) << o)) && values_chunked(b, od) < 0)
+            return -1;
+        first = 0;
+    }
+    sbuf_printf(b, "UNION ALL\n");
+    pdh_extra_values_view(b);
+    sbuf_printf(b, ";\n");
+
+    first = 1;
+    sbuf_printf(b,
+                "CREATE VIEW counter_rollups (tier, bucket_ms, time_utc, path, object, instance, "
+                "counter, n, min, avg, max) AS\n");
+    for (int tier = 0; tier < 2; tier++) {
+        const char *suffix = tier ? "1h" : "1m";
+        for (int o = 0; o < OBJ_COUNT; o++) {
+            const struct object_def *od = &counter_objects[o];
+
+            sbuf_printf(b,
+                        "%sSELECT '%s', r.bucket_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', "
+                        "r.bucket_ms / 1000.0, 'unixepoch'), s.path, ",
+                        first ? "" : "UNION ALL\n", suffix);
+            sbuf_sql_quote(b, od->name);
+            sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
+            counter_name_case(b, od);
+            sbuf_printf(b, ", r.n");
+            rollup_case(b, od, "min");
+            rollup_case(b, od, "avg");
+            rollup_case(b, od, "max");
+            sbuf_printf(b,
+                        "\n  FROM %s_%s r JOIN instances i ON i.id = r.inst JOIN series s ON "
+                        "s.inst = r.inst AND s.k < %zu\n",
+                        od->table, suffix, od->ncounters);
+            first = 0;
+        }
+        sbuf_printf(b, "UNION ALL\n");
+        pdh_extra_rollups_view(b, suffix);
+    }
+    sbuf_printf(b, ";\n");
+    return sbuf_ok(b) ? 0 : -1;
+}
+
+/* The test-only per-counter form of the views (schema_views_per_counter), as they were built
+ * before they had one SELECT per object. */
+
 /* The head of one counter's SELECT in counter_values: every column but the value, from `o`
  * (its t_ms and interval_ms from `tm`), instances i and series s. */
-static void values_head(struct sbuf *b, const struct object_def *od, const struct counter_def *c,
-                        const char *tm, int first)
+static void pc_values_head(struct sbuf *b, const struct object_def *od, const struct counter_def *c,
+                           const char *tm, int first)
 {
     sbuf_printf(b,
                 "%sSELECT %s.t_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', %s.t_ms / 1000.0, "
@@ -262,9 +419,9 @@ static void values_head(struct sbuf *b, const struct object_def *od, const struc
  * too, so that a filter on t_ms reaches it: it reads only the chunks whose span holds ticks of
  * that time, by the chunk table's index.
  */
-static int values_chunked(struct sbuf *b, const struct object_def *od, size_t k)
+static int pc_values_chunked(struct sbuf *b, const struct object_def *od, size_t k)
 {
-    values_head(b, od, &od->counters[k], "o", 0);
+    pc_values_head(b, od, &od->counters[k], "o", 0);
     if (counter_expr_in(b, od, &od->counters[k], "o.interval_ms") < 0)
         return -1;
     sbuf_printf(b,
@@ -281,19 +438,20 @@ static int values_chunked(struct sbuf *b, const struct object_def *od, size_t k)
     return 0;
 }
 
-int schema_views(struct sbuf *b, uint64_t chunked)
+int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *values_name,
+                             const char *rollups_name)
 {
     int first = 1;
 
-    sbuf_printf(b, "DROP VIEW IF EXISTS counter_values;\nDROP VIEW IF EXISTS counter_rollups;\n");
     sbuf_printf(b,
-                "CREATE VIEW counter_values (t_ms, time_utc, interval_ms, path, object, instance, "
-                "counter, value) AS\n");
+                "CREATE TEMP VIEW %s (t_ms, time_utc, interval_ms, path, object, instance, "
+                "counter, value) AS\n",
+                values_name);
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
         for (size_t k = 0; k < od->ncounters; k++) {
             /* the raw rows, then (when the object has any) the chunked ones */
-            values_head(b, od, &od->counters[k], "t", first);
+            pc_values_head(b, od, &od->counters[k], "t", first);
             if (counter_expr(b, od, &od->counters[k]) < 0)
                 return -1;
             sbuf_printf(
@@ -308,7 +466,7 @@ int schema_views(struct sbuf *b, uint64_t chunked)
              * has this k in every object: it stops the other objects' SELECTs at once. */
             sbuf_sql_quote(b, od->name);
             sbuf_printf(b, "\n");
-            if ((chunked & (UINT64_C(1) << o)) && values_chunked(b, od, k) < 0)
+            if ((chunked & (UINT64_C(1) << o)) && pc_values_chunked(b, od, k) < 0)
                 return -1;
             first = 0;
         }
@@ -319,8 +477,9 @@ int schema_views(struct sbuf *b, uint64_t chunked)
 
     first = 1;
     sbuf_printf(b,
-                "CREATE VIEW counter_rollups (tier, bucket_ms, time_utc, path, object, instance, "
-                "counter, n, min, avg, max) AS\n");
+                "CREATE TEMP VIEW %s (tier, bucket_ms, time_utc, path, object, instance, "
+                "counter, n, min, avg, max) AS\n",
+                rollups_name);
     for (int tier = 0; tier < 2; tier++) {
         const char *suffix = tier ? "1h" : "1m";
         for (int o = 0; o < OBJ_COUNT; o++) {

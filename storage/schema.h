@@ -52,6 +52,11 @@ void schema_series(struct sbuf *b);
  * counter_values reads the chunks of object o (through chunk_rows) when bit o of `chunked` is
  * set, so a database without chunks needs no extension. */
 int schema_views(struct sbuf *b, uint64_t chunked);
+/* For tests only: CREATE TEMP VIEW `values_name` and `rollups_name`, the same views in the form
+ * they had before they were one SELECT per object (one SELECT per counter), so a test can
+ * compare the two value for value. */
+int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *values_name,
+                             const char *rollups_name);
 /* INSERT ... SELECT that rolls ticks (?1, ?2] of value table `i` up into its per-minute table. */
 int schema_rollup_minute(struct sbuf *b, int i);
 /* INSERT of one bucket of tier `suffix` ("1m", "1h") of object table `obj` (bucket_ms, inst, n,

@@ -8,6 +8,7 @@
 #include "storage/chunk_sql.h"
 #include "storage/db.h"
 #include "storage/reader.h"
+#include "storage/schema.h"
 #include "testdb.h"
 #include "testlib.h"
 
@@ -190,6 +191,69 @@ static void check_same(const char *what, const char *a, const char *b)
     CHECK(a && b && strcmp(a, b) == 0);
 }
 
+/*
+ * counter_values and counter_rollups (one SELECT per object, a CASE on the series' k) against
+ * the per-counter form they replaced (schema_views_per_counter, as TEMP views on a shell's
+ * connection), row for row over every column, with the type of each value: a CASE branch
+ * numbered wrong gives one counter another's name or values and fails this.
+ */
+#define Q_ALL_VALUES "SELECT *, typeof(value) FROM %s ORDER BY path, t_ms, value"
+#define Q_ALL_ROLLUPS                                                                              \
+    "SELECT *, typeof(min), typeof(avg), typeof(max) FROM %s ORDER BY tier, path, bucket_ms"
+
+static void check_per_counter_form(const char *path, const char *what)
+{
+    struct sbuf b = {0};
+    char q[160], msg[160];
+    char *now, *old;
+    sqlite3 *conn = shell(path, 1);
+
+    CHECK_INT(schema_views_per_counter(&b, ~UINT64_C(0), "old_values", "old_rollups"), 0);
+    CHECK(sbuf_ok(&b));
+    CHECK_INT(sqlite3_exec(conn, b.s, NULL, NULL, NULL), SQLITE_OK);
+    sbuf_free(&b);
+    snprintf(q, sizeof(q), Q_ALL_VALUES, "counter_values");
+    now = snapshot(conn, q);
+    snprintf(q, sizeof(q), Q_ALL_VALUES, "old_values");
+    old = snapshot(conn, q);
+    /* every counter of every object has rows, NULLs among them */
+    CHECK(now && strstr(now, "|null|\n") && strstr(now, "|real|\n"));
+    CHECK(now && strstr(now, "\\Extra\\Counter|"));
+    snprintf(msg, sizeof(msg), "counter_values against the per-counter form, %s", what);
+    check_same(msg, old, now);
+    free(now);
+    free(old);
+    snprintf(q, sizeof(q), Q_ALL_ROLLUPS, "counter_rollups");
+    now = snapshot(conn, q);
+    snprintf(q, sizeof(q), Q_ALL_ROLLUPS, "old_rollups");
+    old = snapshot(conn, q);
+    CHECK(now && strlen(now) > 1000 && strstr(now, "\\Extra\\Counter|"));
+    snprintf(msg, sizeof(msg), "counter_rollups against the per-counter form, %s", what);
+    check_same(msg, old, now);
+    free(now);
+    free(old);
+    sqlite3_close(conn);
+}
+
+/* An extra PDH series with values and a gap, and its roll-ups, so the views' last SELECTs have
+ * rows too. */
+static void add_pdh_rows(const char *path)
+{
+    sqlite3 *conn = NULL;
+
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(conn,
+                           "INSERT INTO pdh_paths (id, path, object, instance, counter) VALUES "
+                           "(1, '\\Extra\\Counter', 'Extra', NULL, 'Counter');"
+                           "INSERT INTO pdh_values SELECT id, 1, CASE WHEN id % 5 THEN id * 0.5 "
+                           "END FROM ticks WHERE id <= 400;"
+                           "INSERT INTO pdh_values_1m VALUES (1795974000000, 1, 3, 1.0, 2.5, 4.0);"
+                           "INSERT INTO pdh_values_1h VALUES (1795972400000, 1, 3, 1.0, 2.5, 4.0);",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(conn);
+}
+
 #define Q_VALUES                                                                                   \
     "SELECT t_ms, time_utc, interval_ms, path, value FROM counter_values ORDER BY t_ms, path"
 #define Q_ROLLUPS "SELECT * FROM counter_rollups ORDER BY tier, bucket_ms, path"
@@ -213,6 +277,8 @@ static void test_chunked_equals_plain(void)
     /* a new file has the small pages (db_open) */
     CHECK_INT(count(path, "PRAGMA page_size"), 2048);
     CHECK_INT(maintain_all(d, now, &plain), 0);
+    add_pdh_rows(path);
+    check_per_counter_form(path, "plain");
     values = shell_snapshot(path, Q_VALUES);
     rollups = shell_snapshot(path, Q_ROLLUPS);
     /* vdb's instance id: after the instances of the objects that are always there */
@@ -240,6 +306,7 @@ static void test_chunked_equals_plain(void)
     s = shell_snapshot(path, Q_VALUES);
     check_same("counter_values", values, s);
     free(s);
+    check_per_counter_form(path, "chunked");
     s = shell_snapshot(path, Q_ROLLUPS);
     check_same("counter_rollups", rollups, s);
     free(s);
