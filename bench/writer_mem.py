@@ -15,26 +15,13 @@ and as medians per build, KiB. Nothing is served but /api/v1/health; numbers onl
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import tempfile
 import time
 import urllib.request
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def vm_rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return -1
+from bench_ring import free_port, rss_kib as vm_rss_kib
 
 
 def main():

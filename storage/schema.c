@@ -298,6 +298,20 @@ static void values_where(struct sbuf *b, const struct object_def *od)
     sbuf_printf(b, "\n");
 }
 
+/* The FROM of an object's chunked rows up to their join on the series' instance: series s,
+ * instances i, and o, chunk_series over the object's chunk table with t_ms and interval_ms. */
+static void chunked_from(struct sbuf *b, const struct object_def *od)
+{
+    sbuf_printf(b,
+                "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT r.inst AS inst, "
+                "r.t_ms AS t_ms, r.interval_ms AS interval_ms");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, ", r.v%zu AS %s", f, od->fields[f].column);
+    sbuf_printf(b, " FROM chunk_series('%s_chunks', '", od->table);
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(b, "%s%s", f ? ", " : "", od->fields[f].column);
+}
+
 /*
  * The chunked rows of one object: its series rows first (by path or by instance and counter),
  * then chunk_series over that instance's chunks, which gives the ticks' t_ms and interval_ms
@@ -308,14 +322,7 @@ static int values_chunked(struct sbuf *b, const struct object_def *od)
 {
     if (values_head(b, od, "o", 0) < 0)
         return -1;
-    sbuf_printf(b,
-                "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT r.inst AS inst, "
-                "r.t_ms AS t_ms, r.interval_ms AS interval_ms");
-    for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(b, ", r.v%zu AS %s", f, od->fields[f].column);
-    sbuf_printf(b, " FROM chunk_series('%s_chunks', '", od->table);
-    for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(b, "%s%s", f ? ", " : "", od->fields[f].column);
+    chunked_from(b, od);
     sbuf_printf(b, "') r) o ON o.inst = s.inst");
     values_where(b, od);
     return 0;
@@ -424,14 +431,7 @@ static int pc_values_chunked(struct sbuf *b, const struct object_def *od, size_t
     pc_values_head(b, od, &od->counters[k], "o", 0);
     if (counter_expr_in(b, od, &od->counters[k], "o.interval_ms") < 0)
         return -1;
-    sbuf_printf(b,
-                "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT r.inst AS inst, "
-                "r.t_ms AS t_ms, r.interval_ms AS interval_ms");
-    for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(b, ", r.v%zu AS %s", f, od->fields[f].column);
-    sbuf_printf(b, " FROM chunk_series('%s_chunks', '", od->table);
-    for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(b, "%s%s", f ? ", " : "", od->fields[f].column);
+    chunked_from(b, od);
     sbuf_printf(b, "') r) o ON o.inst = s.inst\n  WHERE s.k = %zu AND i.object = ", k);
     sbuf_sql_quote(b, od->name);
     sbuf_printf(b, "\n");
