@@ -301,12 +301,16 @@ def main():
               f"({p_us - s_us:+.2f} pp, tolerance ±{CPU_TOL_PP} pp); "
               f"busy: perflog % Processor Time {p_busy:.2f} vs sar 100-%idle-%iowait {s_busy:.2f}")
         if name == "CPU burn":
-            # One of N cores busy: 100/N % of _Total, plus whatever else the machine does.
+            # One of N cores busy: 100/N % of _Total, plus whatever else the machine does (the
+            # agreement with sar above is the accuracy check; other load is in both). The bounds
+            # catch a burn not counted, or counted as one core's figure or twice: at least the burn
+            # less 5 points, under two cores' worth (on 2 cores: 45..95).
             ncpu = os.cpu_count() or 1
-            lo, hi = 100.0 / ncpu - 5.0, 100.0 / ncpu + 15.0
+            lo = 100.0 / ncpu - 5.0
+            hi = 2 * 100.0 / ncpu - 5.0 if ncpu > 1 else 100.0
             check(lo <= p_busy <= hi,
                   f"cpu: one burning core of {ncpu} shows as {p_busy:.2f}% _Total Processor Time "
-                  f"(expected {lo:.0f}..{hi:.0f} on an otherwise idle machine)")
+                  f"(expected {lo:.0f}..{hi:.0f}: the burn, under two cores' worth)")
 
     shutil.rmtree(workdir, ignore_errors=True)
     finish()
