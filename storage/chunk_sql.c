@@ -936,11 +936,13 @@ static const sqlite3_module rows_module = {
  * the chunks by their span (the table's index on last_tick) before any of their BLOBs is read:
  * a view that handed each chunk row to chunk_rows would read every chunk of the instance.
  *
- * It reads the span's rows of `ticks` (the times mode of the shared cursor): t_ms and interval_ms
- * come out beside each point, and a point whose tick is gone from `ticks` (retention deletes
- * ticks before the chunk that holds them) is left out, as a join on ticks would. The tick ids
- * of the wanted time are looked up once per statement and time range, not per chunk; t_ms may
- * go back with the wall clock, which is why they are the ids' min and max, not a time bound.
+ * It reads the span's ticks (the times mode of the shared cursor), from `ticks` and, for those
+ * not there, from the span's ticks_chunks row (decoded: the ticks of chunked rows are chunked
+ * too, once every object of their span is): t_ms and interval_ms come out beside each point, and
+ * a point whose tick is gone from both (retention deletes ticks before the chunk that holds them)
+ * is left out, as a join on ticks_all would. The tick ids of the wanted time are looked up once
+ * per statement and time range, not per chunk; t_ms may go back with the wall clock, which is
+ * why they are the ids' min and max, not a time bound.
  */
 enum { SER_COL_TBL = ROWS_COL_D0, SER_COL_COLS, SER_COL_INST };
 

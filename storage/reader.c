@@ -151,7 +151,8 @@ int reader_next_tick(struct reader *r, int64_t from_ms, int64_t *t_ms)
     int rc;
 
     /* The plain ticks, then the chunked ones: the smallest max_t_ms at or after from_ms is a
-     * tick's, so only the chunks that start at or before it can hold an earlier one. */
+     * tick's time, so only the chunks whose min_t_ms is at or before it can hold an earlier one
+     * (one or two on a steady clock), and only those are decoded. */
     if (prepare(r,
                 r->tchunks
                     ? "SELECT min(x) FROM (SELECT min(t_ms) AS x FROM ticks WHERE t_ms >= ?1 UNION "
