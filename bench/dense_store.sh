@@ -51,9 +51,9 @@ for kind in plain chunked; do
          "$(echo "scale=3; $bytes / $values" | bc) B/value"
     sqlite3 "$db" "SELECT '   ' || k || ': ' || printf('%.3f', 1.0 * sum(pgsize) / $values) || ' B/value'
                    FROM (SELECT CASE WHEN name = 'sqlite_schema' THEN 'schema (the SQL of tables and views)'
+                                     WHEN name GLOB 'ticks*' THEN 'ticks (plain and chunked) and their indexes'
                                      WHEN name GLOB '*_chunks*' THEN 'chunks'
                                      WHEN name GLOB '*_1[mh]' THEN 'roll-ups'
-                                     WHEN name GLOB 'ticks*' THEN 'ticks and their index'
                                      WHEN name GLOB 'obj_*' THEN 'raw rows' ELSE 'other' END AS k,
                                 pgsize FROM dbstat) GROUP BY k ORDER BY k"
     mx=$(sqlite3 "$db" "SELECT max(t_ms) FROM ticks")

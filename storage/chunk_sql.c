@@ -349,9 +349,11 @@ struct rows_cursor {
     /* times mode (ROWS_SPAN): t_ms and interval_ms of point j, and whether its tick exists */
     int64_t *t_ms, *interval_ms;
     uint8_t *has_tick, *has_interval;
-    sqlite3_stmt *span_st, *range_st; /* prepared on first use, kept for the statement */
-    int64_t range_lo_ms, range_hi_ms; /* the time range range_lo..range_hi was found for */
-    int64_t range_lo, range_hi;       /* tick ids of that time; lo > hi: none */
+    sqlite3_stmt *span_st, *range_st;   /* prepared on first use, kept for the statement */
+    sqlite3_stmt *tspan_st, *trange_st; /* the same over ticks_chunks */
+    int tchunks;                        /* ticks_chunks: 0 not looked yet, 1 exists, -1 not */
+    int64_t range_lo_ms, range_hi_ms;   /* the time range range_lo..range_hi was found for */
+    int64_t range_lo, range_hi;         /* tick ids of that time; lo > hi: none */
     int have_range;
     int idx_num; /* of the last xFilter */
     /* The arguments, by hidden column: SQLite can leave out (omit) only its first 16
@@ -505,6 +507,8 @@ static int rows_close(sqlite3_vtab_cursor *cur)
     rows_clear(c);
     sqlite3_finalize(c->span_st);
     sqlite3_finalize(c->range_st);
+    sqlite3_finalize(c->tspan_st);
+    sqlite3_finalize(c->trange_st);
     sqlite3_finalize(c->chunks_st);
     sqlite3_free(c);
     return SQLITE_OK;
@@ -563,7 +567,65 @@ static int rows_prepare(struct rows_cursor *c, sqlite3_stmt **st, const char *sq
                : -1;
 }
 
-/* c->range_lo..range_hi: the ids of the ticks of lo_ms..hi_ms, kept while the bounds stay. */
+/* 1 when the database has the table ticks_chunks (a file of schema version 5 or older, read
+ * with this extension in the shell, has not), 0 when not, -1 on error; looked up once. */
+static int rows_have_tchunks(struct rows_cursor *c)
+{
+    sqlite3_stmt *st;
+    int rc;
+
+    if (c->tchunks)
+        return c->tchunks > 0;
+    if (sqlite3_prepare_v2(((struct rows_vtab *)c->base.pVtab)->db,
+                           "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = "
+                           "'ticks_chunks'",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return -1;
+    c->tchunks = rc == SQLITE_ROW ? 1 : -1;
+    return c->tchunks > 0;
+}
+
+/*
+ * Widen c->range_lo..range_hi to the ids of every ticks chunk that may hold a tick of
+ * lo_ms..hi_ms (its min_t_ms..max_t_ms overlaps them): a few ids more than the exact ones at
+ * either end, which is enough, since SQLite still checks the bounds on t_ms of every row.
+ */
+static int rows_range_chunks(struct rows_cursor *c, int64_t lo_ms, int64_t hi_ms)
+{
+    int have = rows_have_tchunks(c);
+
+    if (have <= 0)
+        return have;
+    if (rows_prepare(c, &c->trange_st,
+                     "SELECT min(first_id), max(last_id) FROM ticks_chunks WHERE max_t_ms >= ?1 "
+                     "AND min_t_ms <= ?2") != 0)
+        return -1;
+    sqlite3_bind_int64(c->trange_st, 1, lo_ms);
+    sqlite3_bind_int64(c->trange_st, 2, hi_ms);
+    if (sqlite3_step(c->trange_st) != SQLITE_ROW)
+        return -1;
+    if (sqlite3_column_type(c->trange_st, 0) != SQLITE_NULL) {
+        int64_t lo = sqlite3_column_int64(c->trange_st, 0);
+        int64_t hi = sqlite3_column_int64(c->trange_st, 1);
+
+        if (c->range_lo > c->range_hi) {
+            c->range_lo = lo;
+            c->range_hi = hi;
+        } else {
+            c->range_lo = lo < c->range_lo ? lo : c->range_lo;
+            c->range_hi = hi > c->range_hi ? hi : c->range_hi;
+        }
+    }
+    sqlite3_reset(c->trange_st);
+    return 0;
+}
+
+/* c->range_lo..range_hi: the ids of the ticks of lo_ms..hi_ms, plain or chunked (a few more at
+ * the ends), kept while the bounds stay. */
 static int rows_range(struct rows_cursor *c, int64_t lo_ms, int64_t hi_ms)
 {
     if (c->have_range && c->range_lo_ms == lo_ms && c->range_hi_ms == hi_ms)
@@ -583,6 +645,8 @@ static int rows_range(struct rows_cursor *c, int64_t lo_ms, int64_t hi_ms)
         c->range_hi = sqlite3_column_int64(c->range_st, 1);
     }
     sqlite3_reset(c->range_st);
+    if (rows_range_chunks(c, lo_ms, hi_ms) != 0)
+        return -1;
     c->range_lo_ms = lo_ms;
     c->range_hi_ms = hi_ms;
     c->have_range = 1;
@@ -607,7 +671,74 @@ static int rows_time_range(struct rows_cursor *c, int idx_num, sqlite3_value **a
     return rows_range(c, lo_ms, hi_ms);
 }
 
-/* The times of the decoded points from `ticks` (ids first..last): both are in id order. */
+/* Decode the t_ms and interval_ms chunks of one ticks_chunks row (columns 2 and 3 of `st`)
+ * into `t` and `iv`, whose arrays this allocates. 0, -1 not a chunk or the two differ, -2. */
+static int rows_tick_chunk(sqlite3_stmt *st, struct chunk_points *t, struct chunk_points *iv)
+{
+    int rc = points_decode(t, sqlite3_column_value(st, 2));
+
+    if (rc == 0)
+        rc = points_decode(iv, sqlite3_column_value(st, 3));
+    if (rc > 0 ||
+        (rc == 0 && (t->n != iv->n || memcmp(t->ticks, iv->ticks, t->n * sizeof *t->ticks) != 0)))
+        rc = -1;
+    return rc;
+}
+
+/*
+ * The times of the points not found among the plain ticks, from the ticks chunks of ids
+ * first..last: the chunk that holds `first` (the last to start at or before it) and those that
+ * start up to `last`, in id order, as the points are.
+ */
+static int rows_times_chunks(struct rows_cursor *c, int64_t first, int64_t last)
+{
+    size_t j = 0;
+    int rc, have = rows_have_tchunks(c);
+
+    if (have <= 0)
+        return have;
+    if (rows_prepare(c, &c->tspan_st,
+                     "SELECT first_id, last_id, t_ms, interval_ms FROM ticks_chunks WHERE "
+                     "first_id BETWEEN coalesce((SELECT max(first_id) FROM ticks_chunks WHERE "
+                     "first_id <= ?1), ?1) AND ?2 ORDER BY first_id") != 0)
+        return -1;
+    sqlite3_bind_int64(c->tspan_st, 1, first);
+    sqlite3_bind_int64(c->tspan_st, 2, last);
+    while (j < c->n && (rc = sqlite3_step(c->tspan_st)) == SQLITE_ROW) {
+        struct chunk_points t = {0}, iv = {0};
+
+        if (sqlite3_column_int64(c->tspan_st, 1) < first)
+            continue;
+        rc = rows_tick_chunk(c->tspan_st, &t, &iv);
+        for (size_t k = 0; rc == 0 && k < t.n && j < c->n; k++) {
+            while (j < c->n && c->ticks[j] < t.ticks[k])
+                j++;
+            if (j < c->n && c->ticks[j] == t.ticks[k]) {
+                c->has_tick[j] = 1;
+                c->t_ms[j] = t.values[k];
+                c->has_interval[j] = iv.present[k];
+                c->interval_ms[j] = iv.values[k];
+            }
+        }
+        free(t.ticks);
+        free(t.values);
+        free(t.present);
+        free(iv.ticks);
+        free(iv.values);
+        free(iv.present);
+        if (rc < 0) {
+            sqlite3_reset(c->tspan_st);
+            return rc;
+        }
+        rc = SQLITE_ROW;
+    }
+    rc = j < c->n && rc != SQLITE_DONE ? -1 : 0;
+    sqlite3_reset(c->tspan_st);
+    return rc;
+}
+
+/* The times of the decoded points from `ticks` (ids first..last), then from ticks_chunks for
+ * those not found there: all are in id order. */
 static int rows_times(struct rows_cursor *c, int64_t first, int64_t last)
 {
     size_t j = 0;
@@ -639,6 +770,8 @@ static int rows_times(struct rows_cursor *c, int64_t first, int64_t last)
     }
     rc = j < c->n && rc != SQLITE_DONE ? -1 : 0;
     sqlite3_reset(c->span_st);
+    if (rc == 0 && memchr(c->has_tick, 0, c->n))
+        rc = rows_times_chunks(c, first, last);
     return rc;
 }
 
@@ -803,11 +936,13 @@ static const sqlite3_module rows_module = {
  * the chunks by their span (the table's index on last_tick) before any of their BLOBs is read:
  * a view that handed each chunk row to chunk_rows would read every chunk of the instance.
  *
- * It reads the span's rows of `ticks` (the times mode of the shared cursor): t_ms and interval_ms
- * come out beside each point, and a point whose tick is gone from `ticks` (retention deletes
- * ticks before the chunk that holds them) is left out, as a join on ticks would. The tick ids
- * of the wanted time are looked up once per statement and time range, not per chunk; t_ms may
- * go back with the wall clock, which is why they are the ids' min and max, not a time bound.
+ * It reads the span's ticks (the times mode of the shared cursor), from `ticks` and, for those
+ * not there, from the span's ticks_chunks row (decoded: the ticks of chunked rows are chunked
+ * too, once every object of their span is): t_ms and interval_ms come out beside each point, and
+ * a point whose tick is gone from both (retention deletes ticks before the chunk that holds them)
+ * is left out, as a join on ticks_all would. The tick ids of the wanted time are looked up once
+ * per statement and time range, not per chunk; t_ms may go back with the wall clock, which is
+ * why they are the ids' min and max, not a time bound.
  */
 enum { SER_COL_TBL = ROWS_COL_D0, SER_COL_COLS, SER_COL_INST };
 

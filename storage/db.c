@@ -85,6 +85,9 @@ struct db {
  * counter_values now reads; the raw rows stay where they are until the writer chunks them; and the
  * series table (one path per instance and counter), created the same way and filled from
  * instances by schema_series() at every open, from which the views take `path`.
+ * 5 -> 6: the compressed tier of the ticks, ticks_chunks, created at every open by
+ * schema_ticks_tables(), and the view ticks_all (the plain ticks and the chunked ones) that
+ * every reader of old ticks reads; the ticks stay plain until the writer chunks them.
  */
 static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN settle_timeout_s INTEGER;\n"
@@ -93,6 +96,7 @@ static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN io_write_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_read_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_write_bytes INTEGER;\n",
+    "SELECT 1;\n",
     "SELECT 1;\n",
     "SELECT 1;\n",
     "SELECT 1;\n",
@@ -210,6 +214,21 @@ static int has_chunks(struct db *d, int o)
     return query_int(d, sql, 0, 0, 0) != 0;
 }
 
+/* 1 when some ticks are chunked, so that ticks_all must read ticks_chunks. */
+static int has_ticks_chunks(struct db *d)
+{
+    return query_int(d, "SELECT EXISTS (SELECT 1 FROM ticks_chunks)", 0, 0, 0) != 0;
+}
+
+/* The newest t_ms of any tick, plain or chunked, or dflt when there is none. */
+static int64_t newest_t_ms(struct db *d, int64_t dflt)
+{
+    return query_int(d,
+                     "SELECT max(x) FROM (SELECT max(t_ms) AS x FROM ticks UNION ALL "
+                     "SELECT max(max_t_ms) FROM ticks_chunks)",
+                     0, 0, dflt);
+}
+
 /* Bit o set for each object table o that has chunks: the views must read them. */
 static uint64_t chunked_mask(struct db *d)
 {
@@ -312,6 +331,7 @@ static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
             goto fail;
     }
     schema_tables(&b);
+    schema_ticks_tables(&b);
     if (!sbuf_ok(&b)) {
         rc = -ENOMEM;
         goto fail;
@@ -328,6 +348,7 @@ static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
     sbuf_free(&b);
     for (int o = 0; o < OBJ_COUNT; o++)
         schema_all_view(&b, o, has_chunks(d, o));
+    schema_ticks_view(&b, has_ticks_chunks(d));
     if (schema_views(&b, chunked_mask(d)) < 0 || !sbuf_ok(&b)) {
         rc = -ENOMEM;
         goto fail;
@@ -526,7 +547,7 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
      * batch roll-up does every minute. */
     d->incremental = sqlite3_libversion_number() < 3043000;
     d->prev_id = -1;
-    d->max_minute = query_int(d, "SELECT max(t_ms) FROM ticks", 0, 0, -1);
+    d->max_minute = newest_t_ms(d, -1);
     if (d->max_minute >= 0)
         d->max_minute = d->max_minute / MINUTE_MS * MINUTE_MS;
     rc = prepare_all(d);
@@ -1147,6 +1168,148 @@ out:
     return rc;
 }
 
+/* The ticks of one span, as chunk_ticks reads them from `ticks`. */
+struct tick_span {
+    size_t n;
+    int64_t id[CHUNK_TICKS], t_ms[CHUNK_TICKS], interval[CHUNK_TICKS], missed[CHUNK_TICKS];
+    uint8_t all[CHUNK_TICKS], has_interval[CHUNK_TICKS];
+};
+
+/* Bind the chunk of (ts->id, values, present) to parameter `col` of `ins`. */
+static int bind_tick_chunk(sqlite3_stmt *ins, int col, struct tick_span *ts, int64_t *values,
+                           uint8_t *present)
+{
+    struct chunk_points p = {ts->n, ts->id, values, present};
+    uint8_t *blob;
+    size_t len;
+    int rc = chunk_encode(&p, &blob, &len);
+
+    if (rc == 0)
+        rc = sqlite3_bind_blob64(ins, col, blob, len, free) == SQLITE_OK ? 0 : -ENOMEM;
+    return rc;
+}
+
+/* Insert the ticks_chunks row of `ts`. */
+static int tick_chunk_insert(struct db *d, struct tick_span *ts)
+{
+    int64_t lo_ms = INT64_MAX, hi_ms = INT64_MIN;
+    sqlite3_stmt *ins = NULL;
+    int rc;
+
+    for (size_t i = 0; i < ts->n; i++) {
+        lo_ms = ts->t_ms[i] < lo_ms ? ts->t_ms[i] : lo_ms;
+        hi_ms = ts->t_ms[i] > hi_ms ? ts->t_ms[i] : hi_ms;
+    }
+    rc = prepare_once(d,
+                      "INSERT INTO ticks_chunks (first_id, last_id, min_t_ms, max_t_ms, t_ms, "
+                      "interval_ms, missed) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      &ins);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_int64(ins, 1, ts->id[0]);
+    sqlite3_bind_int64(ins, 2, ts->id[ts->n - 1]);
+    sqlite3_bind_int64(ins, 3, lo_ms);
+    sqlite3_bind_int64(ins, 4, hi_ms);
+    rc = bind_tick_chunk(ins, 5, ts, ts->t_ms, ts->all);
+    if (rc == 0)
+        rc = bind_tick_chunk(ins, 6, ts, ts->interval, ts->has_interval);
+    if (rc == 0)
+        rc = bind_tick_chunk(ins, 7, ts, ts->missed, ts->all);
+    if (rc == 0)
+        rc = step_done(ins);
+    sqlite3_finalize(ins);
+    return rc;
+}
+
+/*
+ * Move the ticks [lo, hi] into one ticks_chunks row, once every object table's rows of the span
+ * are chunked: the raw rows that remain (the views' plain arms join `ticks`) are of later ticks.
+ * The extra PDH series are never chunked and their view joins `ticks`, so a span that holds any
+ * of their rows keeps its ticks plain. In the caller's step (one transaction), so a reader sees
+ * each tick once, plain or chunked.
+ */
+static int chunk_ticks(struct db *d, int64_t lo, int64_t hi)
+{
+    struct tick_span *ts;
+    sqlite3_stmt *sel = NULL;
+    int rc, chunked;
+
+    if (query_int(d,
+                  "SELECT EXISTS (SELECT 1 FROM " PDH_EXTRA_TABLE " WHERE tick BETWEEN ?1 AND ?2)",
+                  lo, hi, 1))
+        return 0;
+    ts = malloc(sizeof(*ts));
+    if (!ts)
+        return -ENOMEM;
+    ts->n = 0;
+    rc = prepare_once(d,
+                      "SELECT id, t_ms, interval_ms, missed FROM ticks WHERE id BETWEEN ?1 AND ?2 "
+                      "ORDER BY id",
+                      &sel);
+    if (rc < 0)
+        goto out;
+    sqlite3_bind_int64(sel, 1, lo);
+    sqlite3_bind_int64(sel, 2, hi);
+    while (ts->n < CHUNK_TICKS && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+        size_t i = ts->n++;
+
+        ts->id[i] = sqlite3_column_int64(sel, 0);
+        ts->t_ms[i] = sqlite3_column_int64(sel, 1);
+        ts->has_interval[i] = sqlite3_column_type(sel, 2) != SQLITE_NULL;
+        ts->interval[i] = sqlite3_column_int64(sel, 2);
+        ts->missed[i] = sqlite3_column_int64(sel, 3);
+        ts->all[i] = 1;
+    }
+    rc = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_errno(rc);
+    if (rc < 0 || ts->n == 0)
+        goto out;
+    chunked = has_ticks_chunks(d);
+    rc = tick_chunk_insert(d, ts);
+    if (rc == 0) {
+        char sql[96];
+
+        snprintf(sql, sizeof(sql), "DELETE FROM ticks WHERE id BETWEEN %lld AND %lld",
+                 (long long)lo, (long long)hi);
+        rc = exec(d, sql);
+    }
+    if (rc == 0 && !chunked) {
+        /* The first chunked ticks: from now on ticks_all reads them through chunk_rows. */
+        struct sbuf b = {0};
+
+        schema_ticks_view(&b, 1);
+        rc = sbuf_ok(&b) ? exec(d, b.s) : -ENOMEM;
+        sbuf_free(&b);
+    }
+out:
+    sqlite3_finalize(sel);
+    free(ts);
+    return rc;
+}
+
+/*
+ * The ticks follow their rows: the ticks before "chunk_tick" have every object's rows chunked, and
+ * "ticks_chunk_tick" is the first of them not yet looked at. One step chunks the ticks of one span
+ * from there, the next after the last object of the span was chunked, and also catches up a file
+ * of schema version 5, whose rows were chunked before the ticks had a compressed tier. Returns 1
+ * when it took a span, 0 when none is due.
+ */
+static int maintain_tick_chunks(struct db *d)
+{
+    int64_t done = meta_get_int(d, "chunk_tick", 0), t = meta_get_int(d, "ticks_chunk_tick", 0);
+    int64_t first = query_int(d, "SELECT min(id) FROM ticks", 0, 0, INT64_MAX), hi;
+    int rc;
+
+    if (t < first)
+        t = first;
+    if (t >= done)
+        return 0;
+    hi = t + CHUNK_TICKS - 1 < done - 1 ? t + CHUNK_TICKS - 1 : done - 1;
+    rc = chunk_ticks(d, t, hi);
+    if (rc == 0)
+        rc = meta_set(d, "ticks_chunk_tick", hi + 1, NULL);
+    return rc < 0 ? rc : 1;
+}
+
 /* Chunk one object table over the oldest span not chunked yet, when all of the span is older
  * than the recent window and rolled up (the roll-ups read the raw rows). Returns 1 if more
  * remain. */
@@ -1159,6 +1322,9 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
 
     if (r->chunk_after_s <= 0)
         return 0;
+    rc = maintain_tick_chunks(d);
+    if (rc != 0)
+        return rc;
     if (lo < first) {
         lo = first;
         obj = 0;
@@ -1203,6 +1369,38 @@ static void delete_raw(struct sbuf *b, int64_t upto)
         sbuf_printf(b, "DELETE FROM %s_chunks WHERE last_tick <= %lld;\n", counter_objects[o].table,
                     (long long)upto);
     sbuf_printf(b, "DELETE FROM ticks WHERE id <= %lld;\n", (long long)upto);
+    sbuf_printf(b, "DELETE FROM ticks_chunks WHERE last_id <= %lld;\n", (long long)upto);
+}
+
+/*
+ * Where the oldest ticks are, for retention and the size cap, which delete them oldest first:
+ * 1 when the oldest tick is in a ticks chunk (*last: its last id, *max_ms: its newest time), 0
+ * when it is plain (or there is none). Then *plain_cap is the id before the first chunk after
+ * the oldest plain tick (INT64_MAX: none), which a batch of plain ticks must not pass: the
+ * chunk's own times decide when it goes.
+ */
+static int oldest_ticks(struct db *d, int64_t *last, int64_t *max_ms, int64_t *plain_cap)
+{
+    int64_t first_plain = query_int(d, "SELECT min(id) FROM ticks", 0, 0, INT64_MAX);
+    sqlite3_stmt *st;
+    int in_chunk = 0;
+
+    *plain_cap = INT64_MAX;
+    if (sqlite3_prepare_v2(d->conn,
+                           "SELECT first_id, last_id, max_t_ms FROM ticks_chunks ORDER BY first_id "
+                           "LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) < first_plain) {
+        *last = sqlite3_column_int64(st, 1);
+        *max_ms = sqlite3_column_int64(st, 2);
+        in_chunk = 1;
+    }
+    sqlite3_finalize(st);
+    if (!in_chunk && first_plain != INT64_MAX)
+        *plain_cap = query_int(d, "SELECT min(first_id) - 1 FROM ticks_chunks WHERE first_id > ?1",
+                               first_plain, 0, INT64_MAX);
+    return in_chunk;
 }
 
 /* Delete the oldest rows past their retention, a bounded batch per call. Returns 1 if more remain.
@@ -1214,13 +1412,25 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
     int64_t first = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
     int64_t cutoff = now_ms - (int64_t)r->raw_days * DAY_MS;
     int64_t upto, mcut, hcut, more = 0;
+    int64_t chunk_last, chunk_ms, cap;
     char sql[128];
     int rc;
 
-    /* Raw ticks: only those already rolled up, so no minute loses its summary. */
-    upto = query_int(d, batch_sql(sql, sizeof(sql), d, MAINT_TICK_BATCH), first, cutoff, 0);
+    /* Raw ticks: only those already rolled up, so no minute loses its summary; a ticks chunk
+     * once its newest tick is past the cutoff. */
+    if (oldest_ticks(d, &chunk_last, &chunk_ms, &cap)) {
+        if (chunk_ms < cutoff && chunk_last <= rolled) {
+            delete_raw(&b, chunk_last);
+            more = 1;
+        }
+        first = upto = 0;
+    } else {
+        upto = query_int(d, batch_sql(sql, sizeof(sql), d, MAINT_TICK_BATCH), first, cutoff, 0);
+    }
     if (upto > rolled)
         upto = rolled;
+    if (upto > cap)
+        upto = cap;
     if (upto >= first && upto > 0) {
         delete_raw(&b, upto);
         more = upto - first + 1 >= tick_batch(d, MAINT_TICK_BATCH);
@@ -1289,11 +1499,23 @@ static int prune_oldest(struct db *d, int tier, int64_t keep_ms)
     int rc;
 
     if (tier == 0) {
-        newest = query_int(d, "SELECT max(t_ms) FROM ticks", 0, 0, 0);
-        lo = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
-        hi = query_int(d, batch_sql(sql, sizeof(sql), d, SIZE_TICK_BATCH), lo, newest - keep_ms, 0);
-        if (hi < lo || hi <= 0)
-            return 0;
+        int64_t chunk_last, chunk_ms, cap;
+
+        newest = newest_t_ms(d, 0);
+        if (oldest_ticks(d, &chunk_last, &chunk_ms, &cap)) {
+            /* a whole chunk at a time, once all of it is older than what is kept */
+            if (chunk_ms >= newest - keep_ms)
+                return 0;
+            hi = chunk_last;
+        } else {
+            lo = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
+            hi = query_int(d, batch_sql(sql, sizeof(sql), d, SIZE_TICK_BATCH), lo, newest - keep_ms,
+                           0);
+            if (hi > cap)
+                hi = cap;
+            if (hi < lo || hi <= 0)
+                return 0;
+        }
         delete_raw(&b, hi);
     } else {
         const char *sfx = tier == 1 ? "1m" : "1h";
@@ -1427,9 +1649,11 @@ char *db_schema_sql(void)
     struct sbuf b = {0};
 
     schema_tables(&b);
+    schema_ticks_tables(&b);
     schema_series(&b);
     for (int o = 0; o < OBJ_COUNT; o++)
         schema_all_view(&b, o, 1);
+    schema_ticks_view(&b, 1);
     if (schema_views(&b, ~UINT64_C(0)) < 0) {
         sbuf_free(&b);
         return NULL;

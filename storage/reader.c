@@ -16,6 +16,7 @@
 
 struct reader {
     sqlite3 *conn;
+    int tchunks; /* the file has ticks_chunks (schema version 6 on): read the chunked ticks too */
 };
 
 _Static_assert(COUNTER_MAX_FIELDS <= 64, "null masks are 64 bits");
@@ -53,6 +54,12 @@ int reader_open(const char *path, struct reader **out, char *err, size_t errlen)
         reader_close(r);
         return -EPROTO;
     }
+    if (sqlite3_prepare_v2(r->conn,
+                           "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = "
+                           "'ticks_chunks'",
+                           -1, &st, NULL) == SQLITE_OK)
+        r->tchunks = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
     *out = r;
     return 0;
 }
@@ -143,7 +150,17 @@ int reader_next_tick(struct reader *r, int64_t from_ms, int64_t *t_ms)
     sqlite3_stmt *st;
     int rc;
 
-    if (prepare(r, "SELECT min(t_ms) FROM ticks WHERE t_ms >= ?", &st) < 0)
+    /* The plain ticks, then the chunked ones: the smallest max_t_ms at or after from_ms is a
+     * tick's time, so only the chunks whose min_t_ms is at or before it can hold an earlier one
+     * (one or two on a steady clock), and only those are decoded. */
+    if (prepare(r,
+                r->tchunks
+                    ? "SELECT min(x) FROM (SELECT min(t_ms) AS x FROM ticks WHERE t_ms >= ?1 UNION "
+                      "ALL SELECT min(r.v0) FROM ticks_chunks c, chunk_rows(c.t_ms) r WHERE "
+                      "c.max_t_ms >= ?1 AND c.min_t_ms <= (SELECT min(max_t_ms) FROM ticks_chunks "
+                      "WHERE max_t_ms >= ?1) AND r.v0 >= ?1)"
+                    : "SELECT min(t_ms) FROM ticks WHERE t_ms >= ?1",
+                &st) < 0)
         return -EIO;
     sqlite3_bind_int64(st, 1, from_ms);
     rc = sqlite3_step(st);
@@ -223,9 +240,16 @@ int reader_ticks(struct reader *r, int64_t from_ms, int64_t to_ms,
     sqlite3_stmt *st;
     int rc, stop = 0;
 
+    /* plain and chunked alike (ticks_all, but reading only the chunks whose times reach the
+     * range, by their index) */
     if (prepare(r,
-                "SELECT id, t_ms, coalesce(interval_ms, -1) FROM ticks "
-                "WHERE t_ms BETWEEN ? AND ? ORDER BY t_ms, id",
+                r->tchunks
+                    ? "SELECT id, t_ms, coalesce(interval_ms, -1) FROM ticks WHERE t_ms BETWEEN ?1 "
+                      "AND ?2 UNION ALL SELECT r.tick, r.v0, coalesce(r.v1, -1) FROM ticks_chunks "
+                      "c, chunk_rows(c.t_ms, c.interval_ms) r WHERE c.max_t_ms >= ?1 AND "
+                      "c.min_t_ms <= ?2 AND r.v0 BETWEEN ?1 AND ?2 ORDER BY 2, 1"
+                    : "SELECT id, t_ms, coalesce(interval_ms, -1) FROM ticks WHERE t_ms BETWEEN ?1 "
+                      "AND ?2 ORDER BY t_ms, id",
                 &st) < 0)
         return -EIO;
     sqlite3_bind_int64(st, 1, from_ms);

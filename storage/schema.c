@@ -605,3 +605,35 @@ int schema_rollup_hour(struct sbuf *b, int obj)
     merge_clause(b, od);
     return sbuf_ok(b) ? 0 : -1;
 }
+
+/*
+ * The compressed tier of the ticks: one row per span of tick ids (the object tables' spans), one
+ * chunk (chunk.h) each of t_ms, interval_ms and missed over the span's tick ids. A regular tick
+ * (t_ms on the grid, interval_ms = 1000, missed = 0) codes to a few bytes a span, where a plain
+ * tick costs a row and an index entry. min_t_ms and max_t_ms bound the times inside (a wall
+ * clock stepped back puts them out of order), and their index finds the spans of a time range.
+ */
+void schema_ticks_tables(struct sbuf *b)
+{
+    sbuf_printf(b, "CREATE TABLE IF NOT EXISTS ticks_chunks (\n"
+                   "  first_id INTEGER PRIMARY KEY,\n"
+                   "  last_id INTEGER NOT NULL,\n"
+                   "  min_t_ms INTEGER NOT NULL,\n"
+                   "  max_t_ms INTEGER NOT NULL,\n"
+                   "  t_ms BLOB NOT NULL,\n"
+                   "  interval_ms BLOB NOT NULL,\n"
+                   "  missed BLOB NOT NULL\n);\n"
+                   "CREATE INDEX IF NOT EXISTS ticks_chunks_t_ms ON ticks_chunks (max_t_ms, "
+                   "min_t_ms);\n");
+}
+
+void schema_ticks_view(struct sbuf *b, int chunked)
+{
+    sbuf_printf(b, "DROP VIEW IF EXISTS ticks_all;\n"
+                   "CREATE VIEW ticks_all (id, t_ms, interval_ms, missed) AS\n"
+                   "SELECT id, t_ms, interval_ms, missed FROM ticks");
+    if (chunked)
+        sbuf_printf(b, "\nUNION ALL\nSELECT r.tick, r.v0, r.v1, r.v2 FROM ticks_chunks c, "
+                       "chunk_rows(c.t_ms, c.interval_ms, c.missed) r");
+    sbuf_printf(b, ";\n");
+}

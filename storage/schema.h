@@ -40,6 +40,11 @@ void schema_raw_select_fields(struct sbuf *b, const struct object_def *od, uint6
  */
 void schema_all_view(struct sbuf *b, int obj, int chunked);
 
+/* CREATE TABLE IF NOT EXISTS ticks_chunks and its index: the compressed tier of `ticks`. */
+void schema_ticks_tables(struct sbuf *b);
+/* DROP and CREATE the view ticks_all (id, t_ms, interval_ms, missed): the plain ticks, and when
+ * `chunked` also the chunked ones (through chunk_rows), like schema_all_view. */
+void schema_ticks_view(struct sbuf *b, int chunked);
 /* CREATE TABLE IF NOT EXISTS for every table and index of the current schema version. */
 void schema_tables(struct sbuf *b);
 /* Refill the `counters` table (path parts, unit, kind, roll-up column of every counter). */

@@ -163,6 +163,17 @@ class Daemon:
         finally:
             conn.close()
 
+    def query_chunked(self, sql):
+        """Rows of sql (no parameters) from the stock sqlite3 shell with `.load perflog_chunk`, as
+        lists of strings ('' for NULL): for the views over chunked data (ticks_all, obj_*_all,
+        counter_values), which Python's sqlite3 module cannot load the extension for."""
+        ext = os.path.join(os.environ.get("PERFLOG_BUILD_DIR", "build"), "perflog_chunk")
+        r = subprocess.run(["sqlite3", "-readonly", "-bail", "-cmd", ".timeout 10000", self.db,
+                            f".load {ext}", sql], capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError(f"sqlite3: {r.stderr.strip()}")
+        return [line.split("|") for line in r.stdout.splitlines()]
+
     def signal(self, sig):
         self.proc.send_signal(sig)
 

@@ -2,14 +2,14 @@
 """counter_values filtered by path and by time gives the same rows from chunked storage as from
 plain storage, in the stock sqlite3 shell with `.load build/perflog_chunk`.
 
-bench/bench_seed writes 2 h of 1 s ticks; one copy stays plain, the other goes through the
-writer's chunking (rows older than 30 min). Then both copies get the same two edits, made as
-SQLite would see them after a real daemon's life:
-  - a few ticks deleted from the middle of a chunked span (retention deletes ticks while a chunk
-    that holds them stays): their values must vanish from both;
-  - a wall clock stepped back: the t_ms of 120 ticks inside chunked spans moved 20 min into the
-    past, so the times of those chunks are not in tick order. A time filter that prunes chunks
-    must still find these rows.
+bench/bench_seed writes 2 h of 1 s ticks, which get two edits, made as SQLite would see them
+after a real daemon's life:
+  - a few ticks deleted from the middle of a span (a tick gone while rows of it stay, as after a
+    crash of an older perflogd): their values must vanish from both copies;
+  - a wall clock stepped back: the t_ms of 120 ticks moved 20 min into the past, so the times of
+    their spans are not in tick order. A time filter that prunes chunks must still find these rows.
+Then one copy stays plain and the other goes through the writer's chunking (rows older than 30
+min, then their ticks: the chunked ticks hold the gap and the step).
 Each query (by path, by object + instance + counter, open and closed time ranges whose edges fall
 inside chunks, t_ms = X, a fractional and a text bound, time_utc, counts and sums over all) is
 answered by both copies and the answers are compared as text. A shell without the extension still reads the plain copy, and chunk_series refuses a table name
@@ -53,17 +53,18 @@ def main():
     try:
         out = subprocess.run([SEED, plain, "2"], capture_output=True, text=True, timeout=300)
         check(out.returncode == 0, f"bench_seed wrote 2 h of ticks ({out.stderr.strip()})")
+        # ticks 1000-1009 go (in a span), ticks 2000-2119 step 20 min back, onto the times of ticks 800-919
+        edit(plain, (1000, 1009), (2000, 2119))
         shutil.copyfile(plain, dense)
         out = subprocess.run([SEED, dense, "0", "1800"], capture_output=True, text=True, timeout=300)
         check(out.returncode == 0, f"the writer's chunking ran ({out.stderr.strip()})")
         conn = sqlite3.connect(dense)
-        nchunks, raw_from = conn.execute("SELECT (SELECT count(*) FROM obj_disk_chunks), "
-                                         "(SELECT min(tick) FROM obj_disk)").fetchone()
+        nchunks, raw_from, tchunks, ticks_from = conn.execute(
+            "SELECT (SELECT count(*) FROM obj_disk_chunks), (SELECT min(tick) FROM obj_disk), "
+            "(SELECT count(*) FROM ticks_chunks), (SELECT min(id) FROM ticks)").fetchone()
         conn.close()
         check(nchunks > 0 and raw_from > 3600, f"{nchunks} disk chunks, raw rows from tick {raw_from}")
-        # ticks 1000-1009 go (in a span), ticks 2000-2119 step 20 min back, onto the times of ticks 800-919
-        for db in (plain, dense):
-            edit(db, (1000, 1009), (2000, 2119))
+        check(tchunks > 10 and ticks_from == raw_from, f"{tchunks} ticks chunks, plain ticks from {ticks_from}")
         conn = sqlite3.connect(plain)
         lo, hi = conn.execute("SELECT min(t_ms), max(t_ms) FROM ticks").fetchone()
         t1500 = conn.execute("SELECT t_ms FROM ticks WHERE id = 1500").fetchone()[0]

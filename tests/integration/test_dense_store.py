@@ -12,9 +12,13 @@ retention.chunk_after_minutes 0) then answers, byte for byte the same:
 The stock shell without the extension reads the plain copy's counter_values and names chunk_series
 on the chunked copy; with `.load build/perflog_chunk` both give the same rows.
 
+The chunked copy's ticks of the chunked rows are chunked too (ticks_chunks), and ticks_all gives
+the same ticks as the plain copy's; the answers above come from them.
+
 Then a live daemon chunks on its own: its clocks 60 times faster ($PERFLOGD_TEST_CLOCK_SPEED),
-retention.chunk_after_minutes 1; counter_values of its first 150 ticks, read while they are plain,
-is the same once its writer has moved the first span (300 ticks) into chunks.
+retention.chunk_after_minutes 1; counter_values and ticks_all of its first 150 ticks, read while they
+are plain, are the same once its writer has moved the first span (300 ticks) and then its ticks into
+chunks.
 
 Needs PERFLOGD and PERFLOG_BUILD_DIR (bench/bench_seed, perflog_chunk.so)."""
 import json
@@ -78,19 +82,25 @@ def live_chunking(work):
         d.start(wait_ticks=200, timeout=40)
         x = d.query("SELECT t_ms FROM ticks WHERE id = 150")[0][0]
         q = f"SELECT t_ms, path, value FROM counter_values WHERE t_ms <= {x} ORDER BY t_ms, path;"
+        tq = "SELECT id, t_ms, interval_ms, missed FROM ticks_all WHERE id <= 150 ORDER BY id;"
         rc1, before, err1 = shell(db, q, True)
+        _, ticks_before, _ = shell(db, tq, True)
         tables = [t for (t,) in d.query("SELECT name FROM sqlite_master WHERE name GLOB '*_chunks'")]
         chunks = sum(d.query(f"SELECT count(*) FROM {t}")[0][0] for t in tables)
         check(len(tables) > 5 and chunks == 0, "nothing was chunked yet when the first 150 ticks were read")
         deadline, span_done = time.time() + 60, 0
         while time.time() < deadline and not span_done:
             time.sleep(0.5)
-            span_done = d.query("SELECT count(*) FROM meta WHERE key = 'chunk_tick' AND value > 300")[0][0]
-        check(span_done, "the daemon's writer chunked its first 300 ticks")
+            span_done = d.query("SELECT count(*) FROM ticks_chunks WHERE first_id = 1")[0][0]
+        check(span_done, "the daemon's writer chunked its first 300 ticks, rows and then ticks")
         rc2, after, err2 = shell(db, q, True)
         raw = d.query("SELECT (SELECT count(*) FROM obj_processor WHERE tick <= 300), "
                       "(SELECT count(*) FROM obj_processor_chunks)")[0]
         check(raw[0] == 0 and raw[1] > 0, f"their raw rows are gone, {raw[1]} processor chunks hold them")
+        plain_ticks = d.query("SELECT count(*) FROM ticks WHERE id <= 300")[0][0]
+        rc3, ticks_after, err3 = shell(db, tq, True)
+        check(plain_ticks == 0 and rc3 == 0 and ticks_before.count("\n") == 150 and ticks_after == ticks_before,
+              f"their ticks left `ticks` ({plain_ticks} remain); ticks_all gives the same 150 ({err3.strip()})")
         check(rc1 == 0 and rc2 == 0 and before.count("\n") > 3000 and before == after,
               f"counter_values of the first 150 ticks: the same {before.count(chr(10))} rows before and "
               f"after ({err1.strip()}{err2.strip()})")
@@ -123,6 +133,15 @@ def main():
                               "(SELECT min(tick) FROM obj_disk), (SELECT count(*) FROM ticks)")[0]
         check(chunked[0] > 0 and chunked[1] > 3600,
               f"the dense copy holds chunks ({chunked[0]} of disks) and raw rows only from tick {chunked[1]}")
+        tchunks = dense.query("SELECT count(*), min(first_id), max(last_id), (SELECT min(id) FROM ticks) "
+                              "FROM ticks_chunks")[0]
+        check(tchunks[0] > 10 and tchunks[1] == 1 and tchunks[3] == tchunks[2] + 1 == chunked[1],
+              f"and its ticks up to the raw rows' are chunked too ({tchunks[0]} ticks chunks, ids "
+              f"{tchunks[1]}-{tchunks[2]}; plain from {tchunks[3]})")
+        tq = "SELECT id, t_ms, interval_ms, missed FROM ticks_all ORDER BY id;"
+        (rc1, t1, e1), (rc2, t2, e2) = shell(plain_db, tq, True), shell(dense_db, tq, True)
+        check(rc1 == 0 and rc2 == 0 and t1.count("\n") == 7200 and t1 == t2,
+              f"ticks_all: the same {t1.count(chr(10))} ticks from both ({e1.strip()}{e2.strip()})")
 
         # The stock shell: plain counter_values without the extension; chunks need it.
         q = (f"SELECT t_ms, path, value FROM counter_values WHERE object = 'PhysicalDisk' "

@@ -29,7 +29,8 @@ def file_bytes(db):
 
 
 def span(d):
-    return d.query("SELECT min(t_ms), max(t_ms), count(*) FROM ticks")[0]
+    """min(t_ms), max(t_ms) and the count of every tick, plain and chunked (ticks_all)."""
+    return [int(x) for x in d.query_chunked("SELECT min(t_ms), max(t_ms), count(*) FROM ticks_all;")[0]]
 
 
 def wait_health(d, pred, timeout):

@@ -3,6 +3,10 @@
  * reader gives the same answers, value for value, before and after the writer chunks the raw
  * rows; retention drops chunks; a version-4 database (tests/fixtures/db/v4.sql, written by the
  * perflogd of that version with bench_seed) upgrades, answers the same and is then chunked.
+ * The ticks go into ticks_chunks once their span's rows are chunked: ticks_all, counter_values
+ * over time ranges and the readers' ticks answer the same for irregular ticks (missed ticks, no
+ * interval, a clock stepped back, gaps in the ids), retention and the size cap drop them, and a
+ * version-5 database (tests/fixtures/db/v5.sql: chunked rows, plain ticks) upgrades.
  */
 #include "base/sbuf.h"
 #include "storage/chunk_sql.h"
@@ -335,6 +339,7 @@ static void test_chunked_equals_plain(void)
     CHECK_INT(maintain_all(d, now + 2 * 86400000LL, &expire), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks"), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM ticks"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM counter_values"), 0);
     CHECK(count(path, "SELECT count(*) FROM obj_disk_1m") > 0);
     db_close(d);
@@ -342,6 +347,263 @@ static void test_chunked_equals_plain(void)
     free(rollups);
     free(rows);
     free(part);
+}
+
+static int tick_cb(void *arg, int64_t tick, int64_t t_ms, int64_t interval_ms)
+{
+    sbuf_printf(arg, "%lld %lld %lld\n", (long long)tick, (long long)t_ms, (long long)interval_ms);
+    return 0;
+}
+
+/* reader_ticks over [from, to] and reader_next_tick at `from`, as a reader gives them. */
+static char *ticks_snapshot(const char *path, int64_t from, int64_t to)
+{
+    struct sbuf b = {0};
+    struct reader *rd;
+    char err[512];
+    int64_t next = -1;
+
+    CHECK_INT(reader_open(path, &rd, err, sizeof(err)), 0);
+    CHECK_INT(reader_ticks(rd, from, to, tick_cb, &b), 0);
+    if (reader_next_tick(rd, from, &next) != 0)
+        next = -1;
+    sbuf_printf(&b, "next %lld\n", (long long)next);
+    reader_close(rd);
+    return sbuf_take(&b);
+}
+
+#define Q_TICKS_ALL "SELECT id, t_ms, interval_ms, missed FROM ticks_all ORDER BY id"
+
+/*
+ * Ticks unlike a quiet machine's, i from 0: no interval every 97th (a restart), 3 missed before
+ * each of 400-449 (and their times 3 s later), the wall clock stepped back 120 s from 700 on.
+ */
+static int64_t odd_wall(int i)
+{
+    return T0 + (int64_t)i * 1000 + (i >= 400 ? 3000 : 0) - (i >= 700 ? 120000 : 0);
+}
+
+static int write_odd_ticks(struct db *d, int n, unsigned *seed)
+{
+    struct tick *batch[SPAN];
+    int rc = 0;
+
+    for (int i = 0; rc == 0 && i < n; i += SPAN) {
+        int k = n - i < SPAN ? n - i : SPAN;
+
+        for (int j = 0; j < k; j++) {
+            batch[j] = mk_tick(i + j, odd_wall(i + j), seed);
+            batch[j]->interval_ms = (i + j) % 97 ? 1000 + (i + j) % 5 : 0;
+            batch[j]->missed = i + j >= 400 && i + j < 450 ? 3 : 0;
+        }
+        rc = db_write_ticks(d, batch, (size_t)k);
+        for (int j = 0; j < k; j++)
+            tick_free(batch[j]);
+    }
+    return rc;
+}
+
+/* counter_values of one series over time ranges (chunk_series' ids of a time), each with a
+ * header line, and all the ticks as readers see them. */
+static char *odd_snapshot(const char *path, const char *series)
+{
+    static const int64_t ranges[][2] = {{T0, T0 + 3000000},
+                                        {T0 + 250000, T0 + 650000},
+                                        {T0 + 580000, T0 + 700000},
+                                        {T0 + 599000, T0 + 599000},
+                                        {T0 + 1000000, T0 + 1300000}};
+    struct sbuf b = {0};
+    char *s;
+
+    for (size_t k = 0; k < sizeof(ranges) / sizeof(ranges[0]); k++) {
+        char *q = sqlite3_mprintf("SELECT t_ms, interval_ms, value FROM counter_values WHERE path "
+                                  "= %Q AND t_ms BETWEEN %lld AND %lld ORDER BY t_ms, interval_ms",
+                                  series, (long long)ranges[k][0], (long long)ranges[k][1]);
+
+        s = shell_snapshot(path, q);
+        sbuf_printf(&b, "== %lld %lld\n%s", (long long)ranges[k][0], (long long)ranges[k][1],
+                    s ? s : "(error)\n");
+        free(s);
+        sqlite3_free(q);
+        s = ticks_snapshot(path, ranges[k][0], ranges[k][1]);
+        sbuf_printf(&b, "-- reader\n%s", s ? s : "(error)\n");
+        free(s);
+    }
+    s = shell_snapshot(path, Q_TICKS_ALL);
+    sbuf_printf(&b, "== ticks_all\n%s", s ? s : "(error)\n");
+    free(s);
+    return sbuf_take(&b);
+}
+
+static void test_ticks_chunked(void)
+{
+    struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 600};
+    int64_t now = T0 + 1500 * 1000LL;
+    char path[256], err[512], series[256];
+    char *before, *values, *s;
+    unsigned seed = 11;
+    struct db *d;
+    sqlite3_stmt *st;
+    sqlite3 *conn;
+
+    snprintf(path, sizeof(path), "%s/ticks.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(write_odd_ticks(d, 1500, &seed), 0);
+    CHECK_INT(maintain_all(d, now, &plain), 0);
+    /* a gap in the ids inside a span, as a tick deleted by hand leaves */
+    conn = NULL;
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(
+        sqlite3_exec(conn, "DELETE FROM ticks WHERE id BETWEEN 1001 AND 1010", NULL, NULL, NULL),
+        SQLITE_OK);
+    CHECK_INT(sqlite3_prepare_v2(conn,
+                                 "SELECT s.path FROM series s JOIN instances i ON i.id = s.inst "
+                                 "WHERE i.object = 'PhysicalDisk' AND i.name = 'vda' AND s.k = 0",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    snprintf(series, sizeof(series), "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(conn);
+    before = odd_snapshot(path, series);
+    values = shell_snapshot(path, Q_VALUES);
+    CHECK(before && strstr(before, "|-|0|\n") && strstr(before, "|1003|3|\n"));
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 0);
+
+    /* spans 1-300 .. 601-900 are older than 600 s (the clock stepped back: not 901-1200) */
+    CHECK_INT(maintain_all(d, now, &chunked), 0);
+    s = shell_snapshot(path, "SELECT first_id, last_id FROM ticks_chunks ORDER BY first_id");
+    CHECK_STR(s ? s : "", "1|300|\n301|600|\n601|900|\n");
+    free(s);
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks WHERE id <= 900"), 0);
+    CHECK_INT(count(path, "SELECT min(id) FROM ticks"), 901);
+    s = odd_snapshot(path, series);
+    check_same("ticks and one series' time ranges after chunking the ticks", before, s);
+    free(s);
+    s = shell_snapshot(path, Q_VALUES);
+    check_same("counter_values after chunking the ticks", values, s);
+    free(s);
+    /* A new perflogd on the file keeps them, and the stock shell without the extension cannot
+     * read the chunked ticks and says why. */
+    db_close(d);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    s = odd_snapshot(path, series);
+    check_same("the ticks after a restart", before, s);
+    free(s);
+    conn = shell(path, 0);
+    CHECK(sqlite3_prepare_v2(conn, "SELECT count(*) FROM ticks_all", -1, &st, NULL) != SQLITE_OK);
+    CHECK(strstr(sqlite3_errmsg(conn), "chunk_rows") != NULL);
+    sqlite3_close(conn);
+    db_close(d);
+    free(before);
+    free(values);
+}
+
+#define Q_VALUES_FROM                                                                              \
+    "SELECT t_ms, interval_ms, path, value FROM counter_values WHERE t_ms >= %lld "                \
+    "ORDER BY t_ms, path"
+
+/* Retention and the size cap delete chunked ticks a chunk at a time, with their rows. */
+static void test_ticks_chunks_expire(void)
+{
+    struct db_retention chunked = {7, 90, 1825, 0, 600};
+    /* a day on: the ticks older than T0 + 700 s (ids up to 700) are past one day of raw data */
+    struct db_retention expire = {1, 30, 60, 0, 600}, cap = {7, 90, 1825, 1, 600};
+    int64_t now = T0 + 4600 * 1000LL, later = T0 + 700 * 1000LL + 86400000LL;
+    char path[256], err[512], q[200];
+    char *rest, *s;
+    unsigned seed = 5;
+    struct db *d;
+
+    snprintf(path, sizeof(path), "%s/expire.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(write_ticks(d, 0, 4600, T0, &seed), 0);
+    CHECK_INT(maintain_all(d, now, &chunked), 0);
+    /* spans 1-300 .. 3601-3900: older than 600 s */
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 13);
+    /* mk_tick's intervals are 1000-1002 ms: still a few bytes a span */
+    s = shell_snapshot(path, "SELECT max(length(t_ms) + length(interval_ms) + length(missed)) "
+                             "FROM ticks_chunks");
+    fprintf(stderr, "ticks chunk bytes (300 ticks): %s", s ? s : "?\n");
+    free(s);
+    snprintf(q, sizeof(q), Q_VALUES_FROM, (long long)(T0 + 600 * 1000LL));
+    rest = shell_snapshot(path, q);
+    /* 1-300 and 301-600 are wholly past the cutoff, 601-900 not yet */
+    CHECK_INT(maintain_all(d, later, &expire), 0);
+    CHECK_INT(count(path, "SELECT min(first_id) FROM ticks_chunks"), 601);
+    CHECK_INT(count(path, "SELECT min(id) FROM ticks_all"), 601);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick <= 600"), 0);
+    s = shell_snapshot(path, q);
+    check_same("counter_values after retention across chunked ticks", rest, s);
+    free(s);
+    CHECK_INT(count(path, "SELECT count(*) FROM counter_values WHERE t_ms < 1795974600000"), 0);
+    /* A cap of one byte: the size cap prunes all but the newest hour (from T0 + 999 s), a
+     * whole chunk at a time: 601-900 goes, 901-1200 holds newer ticks and stays. */
+    CHECK_INT(maintain_all(d, now, &cap), 0);
+    CHECK_INT(count(path, "SELECT min(first_id) FROM ticks_chunks"), 901);
+    CHECK_INT(count(path, "SELECT min(id) FROM ticks_all"), 901);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick <= 900"), 0);
+    CHECK_INT(count(path, "SELECT max(id) FROM ticks_all"), 4600);
+    db_close(d);
+    free(rest);
+}
+
+/* The fixture's 360 ticks end at this time (bench_seed of schema version 5 wrote it, with the
+ * rows of ticks 1-300 chunked). */
+#define V5_LAST_MS 1796228037002LL
+#define Q_V5_VALUES                                                                                \
+    "SELECT t_ms, interval_ms, path, value FROM counter_values WHERE t_ms <= 1796228037002 "       \
+    "ORDER BY t_ms, path"
+#define Q_V5_TICKS "SELECT id, t_ms, interval_ms, missed FROM %s WHERE id <= 360 ORDER BY id"
+
+static void test_v5_fixture(void)
+{
+    struct db_retention chunked = {7, 90, 1825, 0, 60};
+    char path[256], err[512], q[128];
+    char *ticks, *values, *rd, *s;
+    unsigned seed = 3;
+    struct db *d;
+
+    snprintf(path, sizeof(path), "%s/v5.db", dir);
+    if (load_fixture("v5.sql", path) < 0)
+        return;
+    CHECK_INT(count(path, "PRAGMA user_version"), 5);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks"), 3);
+    /* as it is, with this build's extension and reader (no ticks_chunks yet) */
+    snprintf(q, sizeof(q), Q_V5_TICKS, "ticks");
+    ticks = shell_snapshot(path, q);
+    values = shell_snapshot(path, Q_V5_VALUES);
+    rd = ticks_snapshot(path, 0, V5_LAST_MS);
+    CHECK(values && strlen(values) > 10000 && ticks && strlen(ticks) > 1000);
+
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(count(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    snprintf(q, sizeof(q), Q_V5_TICKS, "ticks_all");
+    s = shell_snapshot(path, q);
+    check_same("v5 ticks_all after the upgrade", ticks, s);
+    free(s);
+    s = shell_snapshot(path, Q_V5_VALUES);
+    check_same("v5 counter_values after the upgrade", values, s);
+    free(s);
+
+    /* 700 more ticks: the fixture's ticks go into chunks with the rows of their spans */
+    CHECK_INT(write_ticks(d, 1, 700, V5_LAST_MS, &seed), 0);
+    CHECK_INT(maintain_all(d, V5_LAST_MS + 800 * 1000LL, &chunked), 0);
+    CHECK_INT(count(path, "SELECT min(first_id) FROM ticks_chunks"), 1);
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks WHERE id <= 600"), 0);
+    s = shell_snapshot(path, q);
+    check_same("v5 ticks_all after chunking", ticks, s);
+    free(s);
+    s = shell_snapshot(path, Q_V5_VALUES);
+    check_same("v5 counter_values after chunking", values, s);
+    free(s);
+    s = ticks_snapshot(path, 0, V5_LAST_MS);
+    check_same("v5 reader_ticks after chunking", rd, s);
+    free(s);
+    db_close(d);
+    free(ticks);
+    free(values);
+    free(rd);
 }
 
 /* The fixture's 108 ticks end at this time (bench_seed wrote it). */
@@ -423,6 +685,9 @@ int main(void)
     }
     test_chunked_equals_plain();
     test_v4_fixture();
+    test_ticks_chunked();
+    test_ticks_chunks_expire();
+    test_v5_fixture();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
