@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Copy runs against a real perflogd: the five endpoints and their errors, settling for real
-(300 MiB of buffered writes on /var/tmp must be written back before a run settles), a quiet run that
-settles at once, and a run left open across a restart, which comes back 'interrupted' with a report.
-Needs root (dd onto a real block device, drop the written file's pages)."""
+"""Copy runs against a real perflogd: the five endpoints and their errors, a quiet run that settles
+at once, and a run left open across a restart, which comes back 'interrupted' with a report.
+test_runs_writeback.py settles a run behind 300 MiB of buffered writes. Needs root (os.sync and
+the machine-wide page cache figures)."""
 import json
 import os
 import sys
@@ -139,43 +139,6 @@ def test_quiet_settle(d, first):
           f"a quiet run settles within about 2 ticks of its end (tails {tails} ms)")
 
 
-def test_dirty_settle(d):
-    path = "/var/tmp/perflog-test-runs.bin"
-    os.sync()
-    time.sleep(2)
-    level = dirty_bytes(d)
-    st, _, doc = call(d, "/api/v1/runs", "POST", {"label": "dd 300 MiB", "command": "dd", "payload_bytes": 300 << 20})
-    rid = doc["id"]
-    try:
-        r = os.system(f"dd if=/dev/zero of={path} bs=1M count=300 status=none")
-        check(r == 0, f"dd wrote 300 MiB to {path}")
-        st, _, doc = call(d, f"/api/v1/runs/{rid}/end", "POST", {"exit_code": 0})
-        check(st == 200 and doc["status"] == "ending", f"ended while pages are dirty: 'ending' ({doc['status']})")
-        highest = 0
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            v = dirty_bytes(d)
-            if v is not None:
-                highest = max(highest, v)
-            st, _, doc = call(d, f"/api/v1/runs/{rid}")
-            if doc["status"] == "settled" and doc["report"] is not None:
-                break
-            time.sleep(0.25)
-        check(doc["status"] == "settled", f"settled within 90 s ({doc['status']})")
-        if doc["settled_ms"] is not None:
-            tail = doc["settled_ms"] - doc["end_ms"]
-            check(tail > 0, f"settled after the end ({tail} ms of tail)")
-        check(doc["report"] is not None, "the settled run has a report")
-        check(level is not None and highest > level + (64 << 20),
-              f"dirty + writeback stayed above the start level after the end, so it really waited "
-              f"(level {level}, highest {highest})")
-    finally:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-
-
 def test_restart():
     d = Daemon().start(wait_ticks=2)
     st, _, doc = call(d, "/api/v1/runs", "POST", {"label": "left open"})
@@ -202,7 +165,6 @@ def main():
     try:
         first = test_endpoints(d)
         test_quiet_settle(d, first)
-        test_dirty_settle(d)
     finally:
         rc = d.stop()
     check(rc == 0, f"perflogd exits 0 ({rc})")
