@@ -9,6 +9,7 @@
 #include "storage/pdh_extra.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* Column name of counter k of an object in the roll-up tables. Counters are only ever appended
  * to an object's table in counters.c, so an index names the same counter forever. */
@@ -194,15 +195,23 @@ void schema_counters_rows(struct sbuf *b)
     }
 }
 
-static int counter_expr_in(struct sbuf *b, const struct object_def *od, const struct counter_def *c,
-                           const char *interval)
+/* Counter c's value over the row o, in the short form (counter_sql) or, for the test-only
+ * per-counter views that check it, in the long one (counter_sql_ref). */
+static int counter_expr_form(struct sbuf *b, const struct object_def *od,
+                             const struct counter_def *c, const char *interval, int ref)
 {
     char expr[4096];
 
-    if (counter_sql(od, c, "o", interval, expr, sizeof(expr)) < 0)
+    if ((ref ? counter_sql_ref : counter_sql)(od, c, "o", interval, expr, sizeof(expr)) < 0)
         return -1;
     sbuf_printf(b, "%s", expr);
     return 0;
+}
+
+static int counter_expr_in(struct sbuf *b, const struct object_def *od, const struct counter_def *c,
+                           const char *interval)
+{
+    return counter_expr_form(b, od, c, interval, 0);
 }
 
 static int counter_expr(struct sbuf *b, const struct object_def *od, const struct counter_def *c)
@@ -241,16 +250,20 @@ void schema_series(struct sbuf *b)
     sbuf_printf(b, "END;\n");
 }
 
-/* "CASE s.k WHEN 0 THEN <counter 0's name> WHEN 1 THEN ... END": the counter column of one
- * object's SELECT in the views, from the series row s. */
-static void counter_name_case(struct sbuf *b, const struct object_def *od)
+/*
+ * The counter column of one object's SELECT in the views: the tail of the series row's path,
+ * which series_fill built as '\' || object || '(' || instance || ')\' || counter (no instance
+ * part for a single-instance object). The object's name is a constant of the SELECT and the
+ * instance is i.name, so the counter starts at a known character: a substr is a few bytes of
+ * schema where a CASE on s.k spelled out every counter's name, in every SELECT. length() and
+ * substr() count characters alike, so a multi-byte instance name moves both the same.
+ */
+static void counter_name_expr(struct sbuf *b, const struct object_def *od)
 {
-    sbuf_printf(b, "CASE s.k");
-    for (size_t k = 0; k < od->ncounters; k++) {
-        sbuf_printf(b, " WHEN %zu THEN ", k);
-        sbuf_sql_quote(b, od->counters[k].name);
-    }
-    sbuf_printf(b, " END");
+    if (od->single)
+        sbuf_printf(b, "substr(s.path, %zu)", strlen(od->name) + 3);
+    else
+        sbuf_printf(b, "substr(s.path, length(i.name) + %zu)", strlen(od->name) + 5);
 }
 
 /* "CASE s.k WHEN 0 THEN <counter 0's formula> ... END" over the row o, its interval `interval`. */
@@ -283,7 +296,7 @@ static int values_head(struct sbuf *b, const struct object_def *od, const char *
                 first ? "" : "UNION ALL\n", tm, tm, tm);
     sbuf_sql_quote(b, od->name);
     sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
-    counter_name_case(b, od);
+    counter_name_expr(b, od);
     sbuf_printf(b, ",\n  ");
     snprintf(interval, sizeof(interval), "%s.interval_ms", tm);
     return counter_value_case(b, od, interval);
@@ -384,7 +397,7 @@ int schema_views(struct sbuf *b, uint64_t chunked)
                         first ? "" : "UNION ALL\n", suffix);
             sbuf_sql_quote(b, od->name);
             sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
-            counter_name_case(b, od);
+            counter_name_expr(b, od);
             sbuf_printf(b, ", r.n");
             rollup_case(b, od, "min");
             rollup_case(b, od, "avg");
@@ -429,7 +442,7 @@ static void pc_values_head(struct sbuf *b, const struct object_def *od, const st
 static int pc_values_chunked(struct sbuf *b, const struct object_def *od, size_t k)
 {
     pc_values_head(b, od, &od->counters[k], "o", 0);
-    if (counter_expr_in(b, od, &od->counters[k], "o.interval_ms") < 0)
+    if (counter_expr_form(b, od, &od->counters[k], "o.interval_ms", 1) < 0)
         return -1;
     chunked_from(b, od);
     sbuf_printf(b, "') r) o ON o.inst = s.inst\n  WHERE s.k = %zu AND i.object = ", k);
@@ -452,7 +465,7 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *value
         for (size_t k = 0; k < od->ncounters; k++) {
             /* the raw rows, then (when the object has any) the chunked ones */
             pc_values_head(b, od, &od->counters[k], "t", first);
-            if (counter_expr(b, od, &od->counters[k]) < 0)
+            if (counter_expr_form(b, od, &od->counters[k], "t.interval_ms", 1) < 0)
                 return -1;
             sbuf_printf(
                 b,

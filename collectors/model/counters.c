@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define B(f) (1u << (f))
@@ -416,8 +417,93 @@ static int field_sum_sql(const struct object_def *o, uint32_t mask, const char *
     return 0;
 }
 
+/*
+ * The scale as an SQL literal that SQLite reads as the same double: a whole number below 1e17 as
+ * an integer literal (so num * scale stays an exact integer product, see scaled()), anything else
+ * with the fewest digits that read back to it (0.1, not 0.10000000000000001).
+ */
+static void scale_sql(double scale, char *buf, size_t cap)
+{
+    if (scale == (double)(int64_t)scale && scale < 1e17 && scale > -1e17) {
+        snprintf(buf, cap, "%.17g", scale);
+        return;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, cap, "%.*g", p, scale);
+        if (strtod(buf, NULL) == scale)
+            return;
+    }
+}
+
+/*
+ * The short form. It relies on SQLite's NULL rules, which make the long form's guards
+ * (counter_sql_ref) redundant: arithmetic on a NULL is NULL, and a division by zero, integer or
+ * real, is NULL. So "CASE WHEN iv>0 THEN x/(iv/1000.0) END" is x/(max(iv,0)/1000.0) (max of a
+ * NULL is NULL; a non-positive interval divides by 0.0), "CASE WHEN n IS NULL OR d IS NULL THEN
+ * NULL WHEN d=0 THEN NULL ELSE x/(d*1.0) END" is x/(d*1.0), and num*1 is num (a lone column as
+ * +column, which like num*1 has no affinity: a comparison with the value converts nothing
+ * differently). Every operation
+ * that remains is the long form's, on the same operands in the same order, so the value and its
+ * type are the same (tests/unit/test_db_chunks.c compares the two over edge values).
+ */
 int counter_sql(const struct object_def *o, const struct counter_def *c, const char *alias,
                 const char *interval_expr, char *buf, size_t cap)
+{
+    char num[512], den[512], sc[32], n_sql[560], x[1400];
+    int n, sum, dsum;
+
+    if (field_sum_sql(o, c->num, alias, num, sizeof(num)) < 0)
+        return -ENOSPC;
+    sum = strchr(num, '+') != NULL;
+    scale_sql(c->scale, sc, sizeof(sc));
+    /* n_sql: num * scale as a term that a division can follow */
+    if (strcmp(sc, "1") == 0)
+        n = snprintf(n_sql, sizeof(n_sql), sum ? "(%s)" : c->den == DEN_ONE ? "+%s" : "%s", num);
+    else
+        n = snprintf(n_sql, sizeof(n_sql), sum ? "(%s)*%s" : "%s*%s", num, sc);
+    if (n < 0 || (size_t)n >= sizeof(n_sql))
+        return -ENOSPC;
+    switch (c->den) {
+    case DEN_ONE:
+        n = snprintf(x, sizeof(x), "%s", n_sql);
+        break;
+    case DEN_SECONDS:
+        n = snprintf(x, sizeof(x), "%s/(max(%s,0)/1000.0)", n_sql, interval_expr);
+        break;
+    case DEN_MS:
+        n = snprintf(x, sizeof(x), "%s/(max(%s,0)*1.0)", n_sql, interval_expr);
+        break;
+    case DEN_FIELDS:
+        if (field_sum_sql(o, c->den_fields, alias, den, sizeof(den)) < 0)
+            return -ENOSPC;
+        /* + binds tighter than = and IS: the sums need no parentheses there */
+        dsum = strchr(den, '+') != NULL;
+        if (c->flags & CF_ZERO_IF_DEN0)
+            n = snprintf(x, sizeof(x),
+                         dsum ? "CASE WHEN %s=0 AND %s IS NOT NULL THEN 0.0 ELSE %s/((%s)*1.0) END"
+                              : "CASE WHEN %s=0 AND %s IS NOT NULL THEN 0.0 ELSE %s/(%s*1.0) END",
+                         den, num, n_sql, den);
+        else
+            n = snprintf(x, sizeof(x), dsum ? "%s/((%s)*1.0)" : "%s/(%s*1.0)", n_sql, den);
+        break;
+    default:
+        return -EINVAL;
+    }
+    if (n < 0 || (size_t)n >= sizeof(x))
+        return -ENOSPC;
+    if (c->flags & CF_CLAMP100)
+        n = snprintf(buf, cap, "%smin(%s,100.0)", (c->flags & CF_COMPLEMENT) ? "100.0-" : "", x);
+    else if (c->flags & CF_COMPLEMENT)
+        n = snprintf(buf, cap, "100.0-(%s)", x);
+    else
+        n = snprintf(buf, cap, "%s", x);
+    if (n < 0 || (size_t)n >= cap)
+        return -ENOSPC;
+    return 0;
+}
+
+int counter_sql_ref(const struct object_def *o, const struct counter_def *c, const char *alias,
+                    const char *interval_expr, char *buf, size_t cap)
 {
     char num[512], den[512], x[1400];
     int n;

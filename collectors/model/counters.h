@@ -217,6 +217,14 @@ int counter_eval(const struct counter_def *c, const int64_t *v, uint64_t null_ma
 int counter_sql(const struct object_def *o, const struct counter_def *c, const char *alias,
                 const char *interval_expr, char *buf, size_t cap);
 
+/*
+ * The same counter in the long form the views had before issue 18: every NULL and zero guarded
+ * by a CASE, the scale printed with %.17g. Only the tests use it, as the reference that the short
+ * form (counter_sql) must match value for value and type for type.
+ */
+int counter_sql_ref(const struct object_def *o, const struct counter_def *c, const char *alias,
+                    const char *interval_expr, char *buf, size_t cap);
+
 /* Find an object by its perfmon name; returns its id or -1. */
 int counter_object_find(const char *name);
 
