@@ -198,25 +198,39 @@ void schema_counters_rows(struct sbuf *b)
 /* Counter c's value over the row o, in the short form (counter_sql) or, for the test-only
  * per-counter views that check it, in the long one (counter_sql_ref). */
 static int counter_expr_form(struct sbuf *b, const struct object_def *od,
-                             const struct counter_def *c, const char *interval, int ref)
+                             const struct counter_def *c, const char *alias, const char *interval,
+                             int ref)
 {
     char expr[4096];
 
-    if ((ref ? counter_sql_ref : counter_sql)(od, c, "o", interval, expr, sizeof(expr)) < 0)
+    if ((ref ? counter_sql_ref : counter_sql)(od, c, alias, interval, expr, sizeof(expr)) < 0)
         return -1;
     sbuf_printf(b, "%s", expr);
     return 0;
 }
 
-static int counter_expr_in(struct sbuf *b, const struct object_def *od, const struct counter_def *c,
-                           const char *interval)
-{
-    return counter_expr_form(b, od, c, interval, 0);
-}
-
 static int counter_expr(struct sbuf *b, const struct object_def *od, const struct counter_def *c)
 {
-    return counter_expr_in(b, od, c, "t.interval_ms");
+    return counter_expr_form(b, od, c, "o", "t.interval_ms", 0);
+}
+
+/*
+ * Whether the views may name object od's fields and interval_ms without a table: in each of
+ * their SELECTs the raw row (or the chunked one) is the only table with these columns, unless a
+ * field is named like a column of series, instances or ticks. Two bytes a reference, in every
+ * formula of the views.
+ */
+static int bare_fields(const struct object_def *od)
+{
+    static const char *const taken[] = {"id",          "inst",   "k",          "path",
+                                        "object",      "name",   "first_tick", "t_ms",
+                                        "interval_ms", "missed", "tick"};
+
+    for (size_t f = 0; f < od->nfields; f++)
+        for (size_t j = 0; j < sizeof(taken) / sizeof(taken[0]); j++)
+            if (strcmp(od->fields[f].column, taken[j]) == 0)
+                return 0;
+    return 1;
 }
 
 /* The series rows of the instances that `where` selects (an SQL condition over i), from the
@@ -269,10 +283,13 @@ static void counter_name_expr(struct sbuf *b, const struct object_def *od)
 /* "CASE s.k WHEN 0 THEN <counter 0's formula> ... END" over the row o, its interval `interval`. */
 static int counter_value_case(struct sbuf *b, const struct object_def *od, const char *interval)
 {
+    int bare = bare_fields(od);
+
     sbuf_printf(b, "CASE s.k");
     for (size_t k = 0; k < od->ncounters; k++) {
         sbuf_printf(b, "\n    WHEN %zu THEN ", k);
-        if (counter_expr_in(b, od, &od->counters[k], interval) < 0)
+        if (counter_expr_form(b, od, &od->counters[k], bare ? "" : "o",
+                              bare ? "interval_ms" : interval, 0) < 0)
             return -1;
     }
     sbuf_printf(b, " END");
@@ -315,11 +332,10 @@ static void values_where(struct sbuf *b, const struct object_def *od)
  * instances i, and o, chunk_series over the object's chunk table with t_ms and interval_ms. */
 static void chunked_from(struct sbuf *b, const struct object_def *od)
 {
-    sbuf_printf(b,
-                "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT r.inst AS inst, "
-                "r.t_ms AS t_ms, r.interval_ms AS interval_ms");
+    sbuf_printf(b, "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT inst, t_ms, "
+                   "interval_ms");
     for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(b, ", r.v%zu AS %s", f, od->fields[f].column);
+        sbuf_printf(b, ", v%zu AS %s", f, od->fields[f].column);
     sbuf_printf(b, " FROM chunk_series('%s_chunks', '", od->table);
     for (size_t f = 0; f < od->nfields; f++)
         sbuf_printf(b, "%s%s", f ? ", " : "", od->fields[f].column);
@@ -341,12 +357,13 @@ static int values_chunked(struct sbuf *b, const struct object_def *od)
     return 0;
 }
 
-/* One roll-up column (min, avg or max) of every counter: CASE s.k WHEN 0 THEN r.c0_min ... */
+/* One roll-up column (min, avg or max) of every counter: CASE s.k WHEN 0 THEN c0_min ... (no
+ * table name: only the roll-up table r has these columns) */
 static void rollup_case(struct sbuf *b, const struct object_def *od, const char *agg)
 {
     sbuf_printf(b, ", CASE s.k");
     for (size_t k = 0; k < od->ncounters; k++)
-        sbuf_printf(b, " WHEN %zu THEN r." RC "_%s", k, k, agg);
+        sbuf_printf(b, " WHEN %zu THEN " RC "_%s", k, k, agg);
     sbuf_printf(b, " END");
 }
 
@@ -442,7 +459,7 @@ static void pc_values_head(struct sbuf *b, const struct object_def *od, const st
 static int pc_values_chunked(struct sbuf *b, const struct object_def *od, size_t k)
 {
     pc_values_head(b, od, &od->counters[k], "o", 0);
-    if (counter_expr_form(b, od, &od->counters[k], "o.interval_ms", 1) < 0)
+    if (counter_expr_form(b, od, &od->counters[k], "o", "o.interval_ms", 1) < 0)
         return -1;
     chunked_from(b, od);
     sbuf_printf(b, "') r) o ON o.inst = s.inst\n  WHERE s.k = %zu AND i.object = ", k);
@@ -465,7 +482,7 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *value
         for (size_t k = 0; k < od->ncounters; k++) {
             /* the raw rows, then (when the object has any) the chunked ones */
             pc_values_head(b, od, &od->counters[k], "t", first);
-            if (counter_expr_form(b, od, &od->counters[k], "t.interval_ms", 1) < 0)
+            if (counter_expr_form(b, od, &od->counters[k], "o", "t.interval_ms", 1) < 0)
                 return -1;
             sbuf_printf(
                 b,

@@ -408,7 +408,8 @@ static int field_sum_sql(const struct object_def *o, uint32_t mask, const char *
     for (size_t i = 0; i < o->nfields; i++) {
         if (!(mask & (1u << i)))
             continue;
-        n = snprintf(buf + len, cap - len, "%s%s.%s", first ? "" : "+", alias, o->fields[i].column);
+        n = snprintf(buf + len, cap - len, "%s%s%s%s", first ? "" : "+", alias, *alias ? "." : "",
+                     o->fields[i].column);
         if (n < 0 || (size_t)n >= cap - len)
             return -ENOSPC;
         len += (size_t)n;

@@ -211,8 +211,8 @@ int counter_eval(const struct counter_def *c, const int64_t *v, uint64_t null_ma
 
 /*
  * Render counter `c` of object `o` as an SQL expression over the columns of `o->table` (qualified
- * by `alias`) and `interval_expr` (the tick's interval in ms). Writes at most `cap` bytes including
- * the NUL. Returns 0, or -ENOSPC if it did not fit.
+ * by `alias`, or not at all when it is "") and `interval_expr` (the tick's interval in ms). Writes
+ * at most `cap` bytes including the NUL. Returns 0, or -ENOSPC if it did not fit.
  */
 int counter_sql(const struct object_def *o, const struct counter_def *c, const char *alias,
                 const char *interval_expr, char *buf, size_t cap);
