@@ -443,64 +443,100 @@ static void scale_sql(double scale, char *buf, size_t cap)
  * NULL is NULL; a non-positive interval divides by 0.0), "CASE WHEN n IS NULL OR d IS NULL THEN
  * NULL WHEN d=0 THEN NULL ELSE x/(d*1.0) END" is x/(d*1.0), and num*1 is num (a lone column as
  * +column, which like num*1 has no affinity: a comparison with the value converts nothing
- * differently). Every operation
- * that remains is the long form's, on the same operands in the same order, so the value and its
- * type are the same (tests/unit/test_db_chunks.c compares the two over edge values).
+ * differently). Every operation that remains is the long form's, on the same operands in the
+ * same order, so the value and its type are the same (tests/unit/test_db_chunks.c compares the
+ * two over edge values).
+ *
+ * This builds the parts: `term` is num * scale, as a term a division can follow; `div` is the
+ * division that follows it ("" for a gauge). A counter whose value is not term || div (a ratio
+ * that gives 0 for a zero denominator) has all of it in term and returns 0; otherwise 1.
  */
-int counter_sql(const struct object_def *o, const struct counter_def *c, const char *alias,
-                const char *interval_expr, char *buf, size_t cap)
+static int short_parts(const struct object_def *o, const struct counter_def *c, const char *alias,
+                       const char *interval_expr, char *term, size_t tcap, char *div, size_t dcap)
 {
-    char num[512], den[512], sc[32], n_sql[560], x[1400];
-    int n, sum, dsum;
+    char num[512], den[512], sc[32], t[560];
+    int n, sum, dsum, split = 1;
 
     if (field_sum_sql(o, c->num, alias, num, sizeof(num)) < 0)
         return -ENOSPC;
     sum = strchr(num, '+') != NULL;
     scale_sql(c->scale, sc, sizeof(sc));
-    /* n_sql: num * scale as a term that a division can follow */
     if (strcmp(sc, "1") == 0)
-        n = snprintf(n_sql, sizeof(n_sql), sum ? "(%s)" : c->den == DEN_ONE ? "+%s" : "%s", num);
+        n = snprintf(t, sizeof(t), sum ? "(%s)" : c->den == DEN_ONE ? "+%s" : "%s", num);
     else
-        n = snprintf(n_sql, sizeof(n_sql), sum ? "(%s)*%s" : "%s*%s", num, sc);
-    if (n < 0 || (size_t)n >= sizeof(n_sql))
+        n = snprintf(t, sizeof(t), sum ? "(%s)*%s" : "%s*%s", num, sc);
+    if (n < 0 || (size_t)n >= sizeof(t))
         return -ENOSPC;
     switch (c->den) {
     case DEN_ONE:
-        n = snprintf(x, sizeof(x), "%s", n_sql);
+        n = snprintf(div, dcap, "%s", "");
         break;
     case DEN_SECONDS:
-        n = snprintf(x, sizeof(x), "%s/(max(%s,0)/1000.0)", n_sql, interval_expr);
+        n = snprintf(div, dcap, "/(max(%s,0)/1000.0)", interval_expr);
         break;
     case DEN_MS:
-        n = snprintf(x, sizeof(x), "%s/(max(%s,0)*1.0)", n_sql, interval_expr);
+        n = snprintf(div, dcap, "/(max(%s,0)*1.0)", interval_expr);
         break;
     case DEN_FIELDS:
         if (field_sum_sql(o, c->den_fields, alias, den, sizeof(den)) < 0)
             return -ENOSPC;
-        /* + binds tighter than = and IS: the sums need no parentheses there */
         dsum = strchr(den, '+') != NULL;
-        if (c->flags & CF_ZERO_IF_DEN0)
-            n = snprintf(x, sizeof(x),
-                         dsum ? "CASE WHEN %s=0 AND %s IS NOT NULL THEN 0.0 ELSE %s/((%s)*1.0) END"
-                              : "CASE WHEN %s=0 AND %s IS NOT NULL THEN 0.0 ELSE %s/(%s*1.0) END",
-                         den, num, n_sql, den);
-        else
-            n = snprintf(x, sizeof(x), dsum ? "%s/((%s)*1.0)" : "%s/(%s*1.0)", n_sql, den);
+        n = snprintf(div, dcap, dsum ? "/((%s)*1.0)" : "/(%s*1.0)", den);
+        if (n < 0 || (size_t)n >= dcap)
+            return -ENOSPC;
+        if (c->flags & CF_ZERO_IF_DEN0) {
+            /* + binds tighter than = and IS: the sums need no parentheses there */
+            n = snprintf(term, tcap, "CASE WHEN %s=0 AND %s IS NOT NULL THEN 0.0 ELSE %s%s END",
+                         den, num, t, div);
+            if (n < 0 || (size_t)n >= tcap)
+                return -ENOSPC;
+            div[0] = '\0';
+            return 0;
+        }
         break;
     default:
         return -EINVAL;
     }
-    if (n < 0 || (size_t)n >= sizeof(x))
+    if (n < 0 || (size_t)n >= dcap)
         return -ENOSPC;
+    n = snprintf(term, tcap, "%s", t);
+    if (n < 0 || (size_t)n >= tcap)
+        return -ENOSPC;
+    return split;
+}
+
+int counter_sql_wrap(const struct counter_def *c, const char *x, char *buf, size_t cap)
+{
+    int n;
+
     if (c->flags & CF_CLAMP100)
         n = snprintf(buf, cap, "%smin(%s,100.0)", (c->flags & CF_COMPLEMENT) ? "100.0-" : "", x);
     else if (c->flags & CF_COMPLEMENT)
         n = snprintf(buf, cap, "100.0-(%s)", x);
     else
         n = snprintf(buf, cap, "%s", x);
-    if (n < 0 || (size_t)n >= cap)
+    return n < 0 || (size_t)n >= cap ? -ENOSPC : 0;
+}
+
+int counter_sql_split(const struct object_def *o, const struct counter_def *c, const char *alias,
+                      const char *interval_expr, char *term, size_t tcap, char *div, size_t dcap)
+{
+    int rc = short_parts(o, c, alias, interval_expr, term, tcap, div, dcap);
+
+    return rc < 0 ? rc : rc == 1 && div[0] != '\0';
+}
+
+int counter_sql(const struct object_def *o, const struct counter_def *c, const char *alias,
+                const char *interval_expr, char *buf, size_t cap)
+{
+    char term[1400], div[600], x[2000];
+    int rc = short_parts(o, c, alias, interval_expr, term, sizeof(term), div, sizeof(div));
+
+    if (rc < 0)
+        return rc;
+    if ((size_t)snprintf(x, sizeof(x), "%s%s", term, div) >= sizeof(x))
         return -ENOSPC;
-    return 0;
+    return counter_sql_wrap(c, x, buf, cap);
 }
 
 int counter_sql_ref(const struct object_def *o, const struct counter_def *c, const char *alias,

@@ -218,6 +218,19 @@ int counter_sql(const struct object_def *o, const struct counter_def *c, const c
                 const char *interval_expr, char *buf, size_t cap);
 
 /*
+ * counter_sql's value in parts, so that counters with the same division can share it: when it
+ * is term / divisor, writes term (num * scale) and div (the division, e.g. "/(max(iv,0)/1000.0)")
+ * and returns 1; the value is then counter_sql_wrap(c, term || div). Returns 0 when it is not
+ * (a gauge, or a ratio that gives 0 for a zero denominator), or -ENOSPC.
+ */
+int counter_sql_split(const struct object_def *o, const struct counter_def *c, const char *alias,
+                      const char *interval_expr, char *term, size_t tcap, char *div, size_t dcap);
+
+/* The clamp and complement of counter c around its value's SQL x: "min(x,100.0)", "100.0-...".
+ * Returns 0, or -ENOSPC. */
+int counter_sql_wrap(const struct counter_def *c, const char *x, char *buf, size_t cap);
+
+/*
  * The same counter in the long form the views had before issue 18: every NULL and zero guarded
  * by a CASE, the scale printed with %.17g. Only the tests use it, as the reference that the short
  * form (counter_sql) must match value for value and type for type.
