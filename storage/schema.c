@@ -529,30 +529,32 @@ int schema_views(struct sbuf *b, uint64_t chunked)
     sbuf_printf(b,
                 "CREATE VIEW counter_rollups (tier, bucket_ms, time_utc, path, object, instance, "
                 "counter, n, min, avg, max) AS\n");
-    for (int tier = 0; tier < 2; tier++) {
-        const char *suffix = tier ? "1h" : "1m";
-        for (int o = 0; o < OBJ_COUNT; o++) {
-            const struct object_def *od = &counter_objects[o];
+    /* One SELECT per object over both tiers: r is the UNION ALL of its 1m and 1h tables, which
+     * SQLite flattens into one join per tier (the plans are those of a SELECT per tier). */
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
 
-            sbuf_printf(b,
-                        "%sSELECT '%s', r.bucket_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', "
-                        "r.bucket_ms / 1000.0, 'unixepoch'), s.path, ",
-                        first ? "" : "UNION ALL\n", suffix);
-            sbuf_sql_quote(b, od->name);
-            sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
-            counter_name_expr(b, od);
-            sbuf_printf(b, ", r.n");
-            rollup_case(b, od, "min");
-            rollup_case(b, od, "avg");
-            rollup_case(b, od, "max");
-            sbuf_printf(b,
-                        "\n  FROM %s_%s r JOIN instances i ON i.id = r.inst JOIN series s ON "
-                        "s.inst = r.inst AND s.k < %zu\n",
-                        od->table, suffix, od->ncounters);
-            first = 0;
-        }
+        sbuf_printf(b,
+                    "%sSELECT r.tier, r.bucket_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', "
+                    "r.bucket_ms / 1000.0, 'unixepoch'), s.path, ",
+                    first ? "" : "UNION ALL\n");
+        sbuf_sql_quote(b, od->name);
+        sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
+        counter_name_expr(b, od);
+        sbuf_printf(b, ", r.n");
+        rollup_case(b, od, "min");
+        rollup_case(b, od, "avg");
+        rollup_case(b, od, "max");
+        sbuf_printf(b,
+                    "\n  FROM (SELECT '1m' AS tier, * FROM %s_1m UNION ALL SELECT '1h', * FROM "
+                    "%s_1h) r JOIN instances i ON i.id = r.inst JOIN series s ON s.inst = r.inst "
+                    "AND s.k < %zu\n",
+                    od->table, od->table, od->ncounters);
+        first = 0;
+    }
+    for (int tier = 0; tier < 2; tier++) {
         sbuf_printf(b, "UNION ALL\n");
-        pdh_extra_rollups_view(b, suffix);
+        pdh_extra_rollups_view(b, tier ? "1h" : "1m");
     }
     sbuf_printf(b, ";\n");
     return sbuf_ok(b) ? 0 : -1;
