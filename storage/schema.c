@@ -281,144 +281,123 @@ static void counter_name_expr(struct sbuf *b, const struct object_def *od)
         sbuf_printf(b, "substr(s.path, length(i.name) + %zu)", strlen(od->name) + 5);
 }
 
-/* The most counters an object has (counter_value_case's arrays); counters.c has at most 15. */
+/* The most counters an object has (counter_value_case's array); counters.c has at most 15. */
 #define OBJ_MAX_COUNTERS 64
 
-/* A set of an object's counters whose values divide their terms by the same divisor, with the
- * same clamp and complement: the views divide once, after a CASE picks the term. */
-struct div_group {
-    const char *div;
-    unsigned flags;
-    size_t n;
-    size_t ks[OBJ_MAX_COUNTERS];
-};
-
-/* Counter k's term and divisor (counter_sql_split), kept for the groups. */
+/* Counter k's term and divisor (counter_sql_split), and its whole formula (counter_sql). */
 struct counter_parts {
     char term[1400];
     char div[600];
+    char full[2000];
     int split;
 };
 
-/* Bytes a shared division saves: every member but one drops it, less the CASE around the
- * terms and, for a group that is not the last, the "WHEN s.k IN (...) THEN" that picks it. */
-static long group_saving(const struct div_group *g)
+/* Whether counters a and b (both split) divide by the same divisor with the same clamp. */
+static int same_division(const struct object_def *od, const struct counter_parts *p, size_t a,
+                         size_t b)
 {
-    return (long)((g->n - 1) * strlen(g->div)) - 20 - 3 * (long)g->n;
+    unsigned m = CF_CLAMP100 | CF_COMPLEMENT;
+
+    return p[a].split && p[b].split && strcmp(p[a].div, p[b].div) == 0 &&
+           (od->counters[a].flags & m) == (od->counters[b].flags & m);
 }
 
-/* One group's value: wrap((CASE s.k WHEN a THEN term_a ... END) || div). */
-static int group_value(struct sbuf *b, const struct object_def *od, const struct div_group *g,
-                       const struct counter_parts *p)
+/* The end (one past) of the run of counters from k that share k's division; k + 1 if none does
+ * or if sharing it would not save bytes (the CASE around the terms costs some 25). */
+static size_t shared_run(const struct object_def *od, const struct counter_parts *p, size_t k)
+{
+    size_t e = k + 1;
+
+    while (e < od->ncounters && same_division(od, p, k, e))
+        e++;
+    return (e - k - 1) * strlen(p[k].div) > 30 ? e : k + 1;
+}
+
+/* Counters [k, e) as "CASE s.k WHEN k THEN <formula> ... END", or, when they share one division,
+ * as wrap((CASE s.k WHEN k THEN <term> ... END) <division>). */
+static int value_run(struct sbuf *b, const struct object_def *od, const struct counter_parts *p,
+                     size_t k, size_t e, int shared)
 {
     struct sbuf x = {0};
     char w[8192];
-    int rc;
+    int rc = 0;
 
-    sbuf_printf(&x, "(CASE s.k");
-    for (size_t m = 0; m < g->n; m++)
-        sbuf_printf(&x, " WHEN %zu THEN %s", g->ks[m], p[g->ks[m]].term);
-    sbuf_printf(&x, " END)%s", g->div);
-    rc = sbuf_ok(&x) ? counter_sql_wrap(&od->counters[g->ks[0]], x.s, w, sizeof(w)) : -1;
+    sbuf_printf(&x, shared ? "(CASE s.k" : "CASE s.k");
+    for (size_t m = k; m < e; m++)
+        sbuf_printf(&x, shared ? " WHEN %zu THEN %s" : "\n    WHEN %zu THEN %s", m,
+                    shared ? p[m].term : p[m].full);
+    sbuf_printf(&x, shared ? " END)%s" : " END", shared ? p[k].div : "");
+    if (!sbuf_ok(&x))
+        rc = -1;
+    else if (shared)
+        rc = counter_sql_wrap(&od->counters[k], x.s, w, sizeof(w));
     if (rc == 0)
-        sbuf_printf(b, "%s", w);
+        sbuf_printf(b, "%s", shared ? w : x.s);
     sbuf_free(&x);
     return rc < 0 ? -1 : 0;
 }
 
 /*
  * The value column of one object's SELECT over the row o, its interval `interval`: a CASE on
- * the series row's k. The counters that share a division with others (the rates of an object
- * all divide by the interval in seconds, Processor's shares by the sum of its jiffies) share it:
- * "CASE s.k WHEN <a lone counter> THEN <its formula> ... ELSE <group> END", where a group is
- * "(CASE s.k WHEN k THEN <term k> ... END)/<divisor>", picked by "s.k IN (...)" when there are
- * two. A CASE that finds no k is NULL, and NULL divided is NULL, so every k gets the value of
- * its own formula, and nothing else.
+ * the series row's k. Consecutive counters that divide by the same divisor (an object's rates
+ * by the interval in seconds, Processor's shares by the sum of its jiffies) share it:
+ * "(CASE s.k WHEN k THEN <term k> ... END)/<divisor>". The runs, shared or not, are picked by
+ * range, "CASE WHEN s.k<6 THEN <run 0-5> WHEN s.k<12 THEN <run 6-11> ELSE <run 12-> END", so a
+ * row's k meets no more tests than in one CASE over every counter, and each run is a CASE on k
+ * that is NULL for a k it does not hold (NULL divided is NULL): every k gets the value of its
+ * own formula, and nothing else.
  */
 static int value_case_in(struct sbuf *b, const struct object_def *od, const char *interval,
-                         struct counter_parts *p, struct div_group *g)
+                         struct counter_parts *p)
 {
-    size_t ng = 0, last = 0, singles = 0;
-    int bare = bare_fields(od), grouped[OBJ_MAX_COUNTERS] = {0};
+    int bare = bare_fields(od);
     const char *alias = bare ? "" : "o", *iv = bare ? "interval_ms" : interval;
+    size_t start[OBJ_MAX_COUNTERS + 1], nruns = 0;
+    int shared[OBJ_MAX_COUNTERS];
 
-    if (od->ncounters > OBJ_MAX_COUNTERS)
+    if (od->ncounters > OBJ_MAX_COUNTERS || od->ncounters == 0)
         return -1;
     for (size_t k = 0; k < od->ncounters; k++) {
         const struct counter_def *c = &od->counters[k];
-        unsigned fl = c->flags & (CF_CLAMP100 | CF_COMPLEMENT);
-        size_t j;
 
         p[k].split = counter_sql_split(od, c, alias, iv, p[k].term, sizeof(p[k].term), p[k].div,
                                        sizeof(p[k].div));
-        if (p[k].split < 0)
-            return -1;
-        if (!p[k].split)
-            continue;
-        for (j = 0; j < ng && (strcmp(g[j].div, p[k].div) != 0 || g[j].flags != fl); j++)
-            ;
-        if (j == ng)
-            g[ng++] = (struct div_group){p[k].div, fl, 0, {0}};
-        g[j].ks[g[j].n++] = k;
-    }
-    /* keep the groups that save bytes; the one that saves most goes last, with no IN test */
-    for (size_t j = 0; j < ng;)
-        if (g[j].n < 2 || group_saving(&g[j]) <= 0)
-            g[j] = g[--ng];
-        else
-            j++;
-    for (size_t j = 1; j < ng; j++)
-        if (group_saving(&g[j]) > group_saving(&g[last]))
-            last = j;
-    for (size_t j = 0; j < ng; j++)
-        for (size_t m = 0; m < g[j].n; m++)
-            grouped[g[j].ks[m]] = 1;
-    for (size_t k = 0; k < od->ncounters; k++)
-        singles += !grouped[k];
-    if (singles)
-        sbuf_printf(b, "CASE s.k");
-    for (size_t k = 0; k < od->ncounters; k++) {
-        if (grouped[k])
-            continue;
-        sbuf_printf(b, "\n    WHEN %zu THEN ", k);
-        if (counter_expr_form(b, od, &od->counters[k], alias, iv, 0) < 0)
+        if (p[k].split < 0 || counter_sql(od, c, alias, iv, p[k].full, sizeof(p[k].full)) < 0)
             return -1;
     }
-    if (ng) {
-        sbuf_printf(b, singles ? "\n    ELSE " : "");
-        if (ng > 1)
-            sbuf_printf(b, "CASE");
-        for (size_t j = 0; j < ng; j++) {
-            if (j == last)
-                continue;
-            sbuf_printf(b, " WHEN s.k IN (");
-            for (size_t m = 0; m < g[j].n; m++)
-                sbuf_printf(b, "%s%zu", m ? "," : "", g[j].ks[m]);
-            sbuf_printf(b, ") THEN\n    ");
-            if (group_value(b, od, &g[j], p) < 0)
-                return -1;
+    /* runs: a shared division's, or the lone counters between them */
+    for (size_t k = 0; k < od->ncounters;) {
+        size_t e = shared_run(od, p, k);
+
+        if (e > k + 1 || nruns == 0 || shared[nruns - 1]) {
+            shared[nruns] = e > k + 1;
+            start[nruns++] = k;
         }
-        if (ng > 1)
-            sbuf_printf(b, "\n    ELSE ");
-        if (group_value(b, od, &g[last], p) < 0)
-            return -1;
-        if (ng > 1)
-            sbuf_printf(b, " END");
+        k = e;
     }
-    if (singles)
+    start[nruns] = od->ncounters;
+    if (nruns > 1)
+        sbuf_printf(b, "CASE");
+    for (size_t r = 0; r < nruns; r++) {
+        if (nruns > 1 && r + 1 < nruns)
+            sbuf_printf(b, "\n    WHEN s.k<%zu THEN ", start[r + 1]);
+        else if (nruns > 1)
+            sbuf_printf(b, "\n    ELSE ");
+        if (value_run(b, od, p, start[r], start[r + 1], shared[r]) < 0)
+            return -1;
+    }
+    if (nruns > 1)
         sbuf_printf(b, " END");
     return 0;
 }
 
-/* value_case_in with its parts on the heap (some 160 KB; any thread builds the views). */
+/* value_case_in with its parts on the heap (some 250 KB; any thread builds the views). */
 static int counter_value_case(struct sbuf *b, const struct object_def *od, const char *interval)
 {
     struct counter_parts *p = calloc(OBJ_MAX_COUNTERS, sizeof(*p));
-    struct div_group *g = calloc(OBJ_MAX_COUNTERS, sizeof(*g));
-    int rc = p && g ? value_case_in(b, od, interval, p, g) : -1;
+    int rc = p ? value_case_in(b, od, interval, p) : -1;
 
     free(p);
-    free(g);
     return rc;
 }
 
