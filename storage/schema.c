@@ -9,6 +9,8 @@
 #include "storage/pdh_extra.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Column name of counter k of an object in the roll-up tables. Counters are only ever appended
  * to an object's table in counters.c, so an index names the same counter forever. */
@@ -194,12 +196,15 @@ void schema_counters_rows(struct sbuf *b)
     }
 }
 
-static int counter_expr_in(struct sbuf *b, const struct object_def *od, const struct counter_def *c,
-                           const char *interval)
+/* Counter c's value over the row o, in the short form (counter_sql) or, for the test-only
+ * per-counter views that check it, in the long one (counter_sql_ref). */
+static int counter_expr_form(struct sbuf *b, const struct object_def *od,
+                             const struct counter_def *c, const char *alias, const char *interval,
+                             int ref)
 {
     char expr[4096];
 
-    if (counter_sql(od, c, "o", interval, expr, sizeof(expr)) < 0)
+    if ((ref ? counter_sql_ref : counter_sql)(od, c, alias, interval, expr, sizeof(expr)) < 0)
         return -1;
     sbuf_printf(b, "%s", expr);
     return 0;
@@ -207,7 +212,26 @@ static int counter_expr_in(struct sbuf *b, const struct object_def *od, const st
 
 static int counter_expr(struct sbuf *b, const struct object_def *od, const struct counter_def *c)
 {
-    return counter_expr_in(b, od, c, "t.interval_ms");
+    return counter_expr_form(b, od, c, "o", "t.interval_ms", 0);
+}
+
+/*
+ * Whether the views may name object od's fields and interval_ms without a table: in each of
+ * their SELECTs the raw row (or the chunked one) is the only table with these columns, unless a
+ * field is named like a column of series, instances or ticks. Two bytes a reference, in every
+ * formula of the views.
+ */
+static int bare_fields(const struct object_def *od)
+{
+    static const char *const taken[] = {"id",          "inst",   "k",          "path",
+                                        "object",      "name",   "first_tick", "t_ms",
+                                        "interval_ms", "missed", "tick"};
+
+    for (size_t f = 0; f < od->nfields; f++)
+        for (size_t j = 0; j < sizeof(taken) / sizeof(taken[0]); j++)
+            if (strcmp(od->fields[f].column, taken[j]) == 0)
+                return 0;
+    return 1;
 }
 
 /* The series rows of the instances that `where` selects (an SQL condition over i), from the
@@ -241,8 +265,27 @@ void schema_series(struct sbuf *b)
     sbuf_printf(b, "END;\n");
 }
 
+/*
+ * The counter column of one object's SELECT in counter_rollups: the tail of the series row's
+ * path, which series_fill built as '\\' || object || '(' || instance || ')\\' || counter (no
+ * instance part for a single-instance object). The object's name is a constant of the SELECT and
+ * the instance is i.name, so the counter starts at a known character: a substr is a few bytes of
+ * schema where a CASE on s.k spells out every counter's name. length() and substr() count
+ * characters alike, so a multi-byte instance name moves both the same. counter_values keeps the
+ * CASE (counter_name_case): its SELECTs run as a co-routine that computes every column of every
+ * row, and the two calls cost 6-10 % of a 7-day read of one counter, where the CASE's tests on
+ * k cost nothing measurable; the roll-ups have one row a minute.
+ */
+static void counter_name_expr(struct sbuf *b, const struct object_def *od)
+{
+    if (od->single)
+        sbuf_printf(b, "substr(s.path, %zu)", strlen(od->name) + 3);
+    else
+        sbuf_printf(b, "substr(s.path, length(i.name) + %zu)", strlen(od->name) + 5);
+}
+
 /* "CASE s.k WHEN 0 THEN <counter 0's name> WHEN 1 THEN ... END": the counter column of one
- * object's SELECT in the views, from the series row s. */
+ * object's SELECT in counter_values, from the series row s. */
 static void counter_name_case(struct sbuf *b, const struct object_def *od)
 {
     sbuf_printf(b, "CASE s.k");
@@ -253,17 +296,124 @@ static void counter_name_case(struct sbuf *b, const struct object_def *od)
     sbuf_printf(b, " END");
 }
 
-/* "CASE s.k WHEN 0 THEN <counter 0's formula> ... END" over the row o, its interval `interval`. */
-static int counter_value_case(struct sbuf *b, const struct object_def *od, const char *interval)
+/* The most counters an object has (counter_value_case's array); counters.c has at most 15. */
+#define OBJ_MAX_COUNTERS 64
+
+/* Counter k's term and divisor (counter_sql_split), and its whole formula (counter_sql). */
+struct counter_parts {
+    char term[1400];
+    char div[600];
+    char full[2000];
+    int split;
+};
+
+/* Whether counters a and b (both split) divide by the same divisor with the same clamp. */
+static int same_division(const struct object_def *od, const struct counter_parts *p, size_t a,
+                         size_t b)
 {
-    sbuf_printf(b, "CASE s.k");
+    unsigned m = CF_CLAMP100 | CF_COMPLEMENT;
+
+    return p[a].split && p[b].split && strcmp(p[a].div, p[b].div) == 0 &&
+           (od->counters[a].flags & m) == (od->counters[b].flags & m);
+}
+
+/* The end (one past) of the run of counters from k that share k's division; k + 1 if none does
+ * or if sharing it would not save bytes (the CASE around the terms costs some 25). */
+static size_t shared_run(const struct object_def *od, const struct counter_parts *p, size_t k)
+{
+    size_t e = k + 1;
+
+    while (e < od->ncounters && same_division(od, p, k, e))
+        e++;
+    return (e - k - 1) * strlen(p[k].div) > 30 ? e : k + 1;
+}
+
+/* Counters [k, e) as "CASE s.k WHEN k THEN <formula> ... END", or, when they share one division,
+ * as wrap((CASE s.k WHEN k THEN <term> ... END) <division>). */
+static int value_run(struct sbuf *b, const struct object_def *od, const struct counter_parts *p,
+                     size_t k, size_t e, int shared)
+{
+    struct sbuf x = {0};
+    char w[8192];
+    int rc = 0;
+
+    sbuf_printf(&x, shared ? "(CASE s.k" : "CASE s.k");
+    for (size_t m = k; m < e; m++)
+        sbuf_printf(&x, shared ? " WHEN %zu THEN %s" : "\n    WHEN %zu THEN %s", m,
+                    shared ? p[m].term : p[m].full);
+    sbuf_printf(&x, shared ? " END)%s" : " END", shared ? p[k].div : "");
+    if (!sbuf_ok(&x))
+        rc = -1;
+    else if (shared)
+        rc = counter_sql_wrap(&od->counters[k], x.s, w, sizeof(w));
+    if (rc == 0)
+        sbuf_printf(b, "%s", shared ? w : x.s);
+    sbuf_free(&x);
+    return rc < 0 ? -1 : 0;
+}
+
+/*
+ * The value column of one object's SELECT over the row o, its interval `interval`: a CASE on
+ * the series row's k. Consecutive counters that divide by the same divisor (an object's rates
+ * by the interval in seconds, Processor's shares by the sum of its jiffies) share it:
+ * "(CASE s.k WHEN k THEN <term k> ... END)/<divisor>". The runs, shared or not, are picked by
+ * range, "CASE WHEN s.k<6 THEN <run 0-5> WHEN s.k<12 THEN <run 6-11> ELSE <run 12-> END", so a
+ * row's k meets no more tests than in one CASE over every counter, and each run is a CASE on k
+ * that is NULL for a k it does not hold (NULL divided is NULL): every k gets the value of its
+ * own formula, and nothing else.
+ */
+static int value_case_in(struct sbuf *b, const struct object_def *od, const char *interval,
+                         struct counter_parts *p)
+{
+    int bare = bare_fields(od);
+    const char *alias = bare ? "" : "o", *iv = bare ? "interval_ms" : interval;
+    size_t start[OBJ_MAX_COUNTERS + 1], nruns = 0;
+    int shared[OBJ_MAX_COUNTERS];
+
+    if (od->ncounters > OBJ_MAX_COUNTERS || od->ncounters == 0)
+        return -1;
     for (size_t k = 0; k < od->ncounters; k++) {
-        sbuf_printf(b, "\n    WHEN %zu THEN ", k);
-        if (counter_expr_in(b, od, &od->counters[k], interval) < 0)
+        const struct counter_def *c = &od->counters[k];
+
+        p[k].split = counter_sql_split(od, c, alias, iv, p[k].term, sizeof(p[k].term), p[k].div,
+                                       sizeof(p[k].div));
+        if (p[k].split < 0 || counter_sql(od, c, alias, iv, p[k].full, sizeof(p[k].full)) < 0)
             return -1;
     }
-    sbuf_printf(b, " END");
+    /* runs: a shared division's, or the lone counters between them */
+    for (size_t k = 0; k < od->ncounters;) {
+        size_t e = shared_run(od, p, k);
+
+        if (e > k + 1 || nruns == 0 || shared[nruns - 1]) {
+            shared[nruns] = e > k + 1;
+            start[nruns++] = k;
+        }
+        k = e;
+    }
+    start[nruns] = od->ncounters;
+    if (nruns > 1)
+        sbuf_printf(b, "CASE");
+    for (size_t r = 0; r < nruns; r++) {
+        if (nruns > 1 && r + 1 < nruns)
+            sbuf_printf(b, "\n    WHEN s.k<%zu THEN ", start[r + 1]);
+        else if (nruns > 1)
+            sbuf_printf(b, "\n    ELSE ");
+        if (value_run(b, od, p, start[r], start[r + 1], shared[r]) < 0)
+            return -1;
+    }
+    if (nruns > 1)
+        sbuf_printf(b, " END");
     return 0;
+}
+
+/* value_case_in with its parts on the heap (some 250 KB; any thread builds the views). */
+static int counter_value_case(struct sbuf *b, const struct object_def *od, const char *interval)
+{
+    struct counter_parts *p = calloc(OBJ_MAX_COUNTERS, sizeof(*p));
+    int rc = p ? value_case_in(b, od, interval, p) : -1;
+
+    free(p);
+    return rc;
 }
 
 /*
@@ -302,11 +452,10 @@ static void values_where(struct sbuf *b, const struct object_def *od)
  * instances i, and o, chunk_series over the object's chunk table with t_ms and interval_ms. */
 static void chunked_from(struct sbuf *b, const struct object_def *od)
 {
-    sbuf_printf(b,
-                "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT r.inst AS inst, "
-                "r.t_ms AS t_ms, r.interval_ms AS interval_ms");
+    sbuf_printf(b, "\n  FROM series s JOIN instances i ON i.id = s.inst JOIN (SELECT inst, t_ms, "
+                   "interval_ms");
     for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(b, ", r.v%zu AS %s", f, od->fields[f].column);
+        sbuf_printf(b, ", v%zu AS %s", f, od->fields[f].column);
     sbuf_printf(b, " FROM chunk_series('%s_chunks', '", od->table);
     for (size_t f = 0; f < od->nfields; f++)
         sbuf_printf(b, "%s%s", f ? ", " : "", od->fields[f].column);
@@ -328,12 +477,13 @@ static int values_chunked(struct sbuf *b, const struct object_def *od)
     return 0;
 }
 
-/* One roll-up column (min, avg or max) of every counter: CASE s.k WHEN 0 THEN r.c0_min ... */
+/* One roll-up column (min, avg or max) of every counter: CASE s.k WHEN 0 THEN c0_min ... (no
+ * table name: only the roll-up table r has these columns) */
 static void rollup_case(struct sbuf *b, const struct object_def *od, const char *agg)
 {
     sbuf_printf(b, ", CASE s.k");
     for (size_t k = 0; k < od->ncounters; k++)
-        sbuf_printf(b, " WHEN %zu THEN r." RC "_%s", k, k, agg);
+        sbuf_printf(b, " WHEN %zu THEN " RC "_%s", k, k, agg);
     sbuf_printf(b, " END");
 }
 
@@ -373,30 +523,32 @@ int schema_views(struct sbuf *b, uint64_t chunked)
     sbuf_printf(b,
                 "CREATE VIEW counter_rollups (tier, bucket_ms, time_utc, path, object, instance, "
                 "counter, n, min, avg, max) AS\n");
-    for (int tier = 0; tier < 2; tier++) {
-        const char *suffix = tier ? "1h" : "1m";
-        for (int o = 0; o < OBJ_COUNT; o++) {
-            const struct object_def *od = &counter_objects[o];
+    /* One SELECT per object over both tiers: r is the UNION ALL of its 1m and 1h tables, which
+     * SQLite flattens into one join per tier (the plans are those of a SELECT per tier). */
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
 
-            sbuf_printf(b,
-                        "%sSELECT '%s', r.bucket_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', "
-                        "r.bucket_ms / 1000.0, 'unixepoch'), s.path, ",
-                        first ? "" : "UNION ALL\n", suffix);
-            sbuf_sql_quote(b, od->name);
-            sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
-            counter_name_case(b, od);
-            sbuf_printf(b, ", r.n");
-            rollup_case(b, od, "min");
-            rollup_case(b, od, "avg");
-            rollup_case(b, od, "max");
-            sbuf_printf(b,
-                        "\n  FROM %s_%s r JOIN instances i ON i.id = r.inst JOIN series s ON "
-                        "s.inst = r.inst AND s.k < %zu\n",
-                        od->table, suffix, od->ncounters);
-            first = 0;
-        }
+        sbuf_printf(b,
+                    "%sSELECT r.tier, r.bucket_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', "
+                    "r.bucket_ms / 1000.0, 'unixepoch'), s.path, ",
+                    first ? "" : "UNION ALL\n");
+        sbuf_sql_quote(b, od->name);
+        sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
+        counter_name_expr(b, od);
+        sbuf_printf(b, ", r.n");
+        rollup_case(b, od, "min");
+        rollup_case(b, od, "avg");
+        rollup_case(b, od, "max");
+        sbuf_printf(b,
+                    "\n  FROM (SELECT '1m' AS tier, * FROM %s_1m UNION ALL SELECT '1h', * FROM "
+                    "%s_1h) r JOIN instances i ON i.id = r.inst JOIN series s ON s.inst = r.inst "
+                    "AND s.k < %zu\n",
+                    od->table, od->table, od->ncounters);
+        first = 0;
+    }
+    for (int tier = 0; tier < 2; tier++) {
         sbuf_printf(b, "UNION ALL\n");
-        pdh_extra_rollups_view(b, suffix);
+        pdh_extra_rollups_view(b, tier ? "1h" : "1m");
     }
     sbuf_printf(b, ";\n");
     return sbuf_ok(b) ? 0 : -1;
@@ -429,7 +581,7 @@ static void pc_values_head(struct sbuf *b, const struct object_def *od, const st
 static int pc_values_chunked(struct sbuf *b, const struct object_def *od, size_t k)
 {
     pc_values_head(b, od, &od->counters[k], "o", 0);
-    if (counter_expr_in(b, od, &od->counters[k], "o.interval_ms") < 0)
+    if (counter_expr_form(b, od, &od->counters[k], "o", "o.interval_ms", 1) < 0)
         return -1;
     chunked_from(b, od);
     sbuf_printf(b, "') r) o ON o.inst = s.inst\n  WHERE s.k = %zu AND i.object = ", k);
@@ -452,7 +604,7 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *value
         for (size_t k = 0; k < od->ncounters; k++) {
             /* the raw rows, then (when the object has any) the chunked ones */
             pc_values_head(b, od, &od->counters[k], "t", first);
-            if (counter_expr(b, od, &od->counters[k]) < 0)
+            if (counter_expr_form(b, od, &od->counters[k], "o", "t.interval_ms", 1) < 0)
                 return -1;
             sbuf_printf(
                 b,

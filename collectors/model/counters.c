@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define B(f) (1u << (f))
@@ -407,7 +408,8 @@ static int field_sum_sql(const struct object_def *o, uint32_t mask, const char *
     for (size_t i = 0; i < o->nfields; i++) {
         if (!(mask & (1u << i)))
             continue;
-        n = snprintf(buf + len, cap - len, "%s%s.%s", first ? "" : "+", alias, o->fields[i].column);
+        n = snprintf(buf + len, cap - len, "%s%s%s%s", first ? "" : "+", alias, *alias ? "." : "",
+                     o->fields[i].column);
         if (n < 0 || (size_t)n >= cap - len)
             return -ENOSPC;
         len += (size_t)n;
@@ -416,8 +418,129 @@ static int field_sum_sql(const struct object_def *o, uint32_t mask, const char *
     return 0;
 }
 
+/*
+ * The scale as an SQL literal that SQLite reads as the same double: a whole number below 1e17 as
+ * an integer literal (so num * scale stays an exact integer product, see scaled()), anything else
+ * with the fewest digits that read back to it (0.1, not 0.10000000000000001).
+ */
+static void scale_sql(double scale, char *buf, size_t cap)
+{
+    if (scale == (double)(int64_t)scale && scale < 1e17 && scale > -1e17) {
+        snprintf(buf, cap, "%.17g", scale);
+        return;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, cap, "%.*g", p, scale);
+        if (strtod(buf, NULL) == scale)
+            return;
+    }
+}
+
+/*
+ * The short form. It relies on SQLite's NULL rules, which make the long form's guards
+ * (counter_sql_ref) redundant: arithmetic on a NULL is NULL, and a division by zero, integer or
+ * real, is NULL. So "CASE WHEN iv>0 THEN x/(iv/1000.0) END" is x/(max(iv,0)/1000.0) (max of a
+ * NULL is NULL; a non-positive interval divides by 0.0), "CASE WHEN n IS NULL OR d IS NULL THEN
+ * NULL WHEN d=0 THEN NULL ELSE x/(d*1.0) END" is x/(d*1.0), and num*1 is num (a lone column as
+ * +column, which like num*1 has no affinity: a comparison with the value converts nothing
+ * differently). Every operation that remains is the long form's, on the same operands in the
+ * same order, so the value and its type are the same (tests/unit/test_db_chunks.c compares the
+ * two over edge values).
+ *
+ * This builds the parts: `term` is num * scale, as a term a division can follow; `div` is the
+ * division that follows it ("" for a gauge). A counter whose value is not term || div (a ratio
+ * that gives 0 for a zero denominator) has all of it in term and returns 0; otherwise 1.
+ */
+static int short_parts(const struct object_def *o, const struct counter_def *c, const char *alias,
+                       const char *interval_expr, char *term, size_t tcap, char *div, size_t dcap)
+{
+    char num[512], den[512], sc[32], t[560];
+    int n, sum, dsum, split = 1;
+
+    if (field_sum_sql(o, c->num, alias, num, sizeof(num)) < 0)
+        return -ENOSPC;
+    sum = strchr(num, '+') != NULL;
+    scale_sql(c->scale, sc, sizeof(sc));
+    if (strcmp(sc, "1") == 0)
+        n = snprintf(t, sizeof(t), sum ? "(%s)" : c->den == DEN_ONE ? "+%s" : "%s", num);
+    else
+        n = snprintf(t, sizeof(t), sum ? "(%s)*%s" : "%s*%s", num, sc);
+    if (n < 0 || (size_t)n >= sizeof(t))
+        return -ENOSPC;
+    switch (c->den) {
+    case DEN_ONE:
+        n = snprintf(div, dcap, "%s", "");
+        break;
+    case DEN_SECONDS:
+        n = snprintf(div, dcap, "/(max(%s,0)/1000.0)", interval_expr);
+        break;
+    case DEN_MS:
+        n = snprintf(div, dcap, "/(max(%s,0)*1.0)", interval_expr);
+        break;
+    case DEN_FIELDS:
+        if (field_sum_sql(o, c->den_fields, alias, den, sizeof(den)) < 0)
+            return -ENOSPC;
+        dsum = strchr(den, '+') != NULL;
+        n = snprintf(div, dcap, dsum ? "/((%s)*1.0)" : "/(%s*1.0)", den);
+        if (n < 0 || (size_t)n >= dcap)
+            return -ENOSPC;
+        if (c->flags & CF_ZERO_IF_DEN0) {
+            /* + binds tighter than = and IS: the sums need no parentheses there */
+            n = snprintf(term, tcap, "CASE WHEN %s=0 AND %s IS NOT NULL THEN 0.0 ELSE %s%s END",
+                         den, num, t, div);
+            if (n < 0 || (size_t)n >= tcap)
+                return -ENOSPC;
+            div[0] = '\0';
+            return 0;
+        }
+        break;
+    default:
+        return -EINVAL;
+    }
+    if (n < 0 || (size_t)n >= dcap)
+        return -ENOSPC;
+    n = snprintf(term, tcap, "%s", t);
+    if (n < 0 || (size_t)n >= tcap)
+        return -ENOSPC;
+    return split;
+}
+
+int counter_sql_wrap(const struct counter_def *c, const char *x, char *buf, size_t cap)
+{
+    int n;
+
+    if (c->flags & CF_CLAMP100)
+        n = snprintf(buf, cap, "%smin(%s,100.0)", (c->flags & CF_COMPLEMENT) ? "100.0-" : "", x);
+    else if (c->flags & CF_COMPLEMENT)
+        n = snprintf(buf, cap, "100.0-(%s)", x);
+    else
+        n = snprintf(buf, cap, "%s", x);
+    return n < 0 || (size_t)n >= cap ? -ENOSPC : 0;
+}
+
+int counter_sql_split(const struct object_def *o, const struct counter_def *c, const char *alias,
+                      const char *interval_expr, char *term, size_t tcap, char *div, size_t dcap)
+{
+    int rc = short_parts(o, c, alias, interval_expr, term, tcap, div, dcap);
+
+    return rc < 0 ? rc : rc == 1 && div[0] != '\0';
+}
+
 int counter_sql(const struct object_def *o, const struct counter_def *c, const char *alias,
                 const char *interval_expr, char *buf, size_t cap)
+{
+    char term[1400], div[600], x[2000];
+    int rc = short_parts(o, c, alias, interval_expr, term, sizeof(term), div, sizeof(div));
+
+    if (rc < 0)
+        return rc;
+    if ((size_t)snprintf(x, sizeof(x), "%s%s", term, div) >= sizeof(x))
+        return -ENOSPC;
+    return counter_sql_wrap(c, x, buf, cap);
+}
+
+int counter_sql_ref(const struct object_def *o, const struct counter_def *c, const char *alias,
+                    const char *interval_expr, char *buf, size_t cap)
 {
     char num[512], den[512], x[1400];
     int n;

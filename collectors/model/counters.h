@@ -211,11 +211,32 @@ int counter_eval(const struct counter_def *c, const int64_t *v, uint64_t null_ma
 
 /*
  * Render counter `c` of object `o` as an SQL expression over the columns of `o->table` (qualified
- * by `alias`) and `interval_expr` (the tick's interval in ms). Writes at most `cap` bytes including
- * the NUL. Returns 0, or -ENOSPC if it did not fit.
+ * by `alias`, or not at all when it is "") and `interval_expr` (the tick's interval in ms). Writes
+ * at most `cap` bytes including the NUL. Returns 0, or -ENOSPC if it did not fit.
  */
 int counter_sql(const struct object_def *o, const struct counter_def *c, const char *alias,
                 const char *interval_expr, char *buf, size_t cap);
+
+/*
+ * counter_sql's value in parts, so that counters with the same division can share it: when it
+ * is term / divisor, writes term (num * scale) and div (the division, e.g. "/(max(iv,0)/1000.0)")
+ * and returns 1; the value is then counter_sql_wrap(c, term || div). Returns 0 when it is not
+ * (a gauge, or a ratio that gives 0 for a zero denominator), or -ENOSPC.
+ */
+int counter_sql_split(const struct object_def *o, const struct counter_def *c, const char *alias,
+                      const char *interval_expr, char *term, size_t tcap, char *div, size_t dcap);
+
+/* The clamp and complement of counter c around its value's SQL x: "min(x,100.0)", "100.0-...".
+ * Returns 0, or -ENOSPC. */
+int counter_sql_wrap(const struct counter_def *c, const char *x, char *buf, size_t cap);
+
+/*
+ * The same counter in the long form the views had before issue 18: every NULL and zero guarded
+ * by a CASE, the scale printed with %.17g. Only the tests use it, as the reference that the short
+ * form (counter_sql) must match value for value and type for type.
+ */
+int counter_sql_ref(const struct object_def *o, const struct counter_def *c, const char *alias,
+                    const char *interval_expr, char *buf, size_t cap);
 
 /* Find an object by its perfmon name; returns its id or -1. */
 int counter_object_find(const char *name);

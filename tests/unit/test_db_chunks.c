@@ -606,6 +606,113 @@ static void test_v5_fixture(void)
     free(rd);
 }
 
+/*
+ * Tick i of the edge data: one instance of every object, with names that test the counter
+ * column's arithmetic on the path (multi-byte UTF-8, a backslash and parentheses), and fields
+ * cycling through the cases the short counter formulas must give exactly as the long ones:
+ * all zero (every ratio's denominator 0, "0 s per read" and no value), a zero denominator under
+ * a non-zero numerator, negative deltas, the 64-bit extremes (sums that overflow into REAL),
+ * 2^53 + 1 (exact only as an integer), all NULL, NULL numerators or denominators alone, and
+ * ordinary values.
+ */
+static struct tick *mk_edge_tick(int i, int64_t wall_ms)
+{
+    static const char *names[] = {"0", "v\xc3\xa9\xe5\x90\x8d", "e\\th(0)", "\\\\srv\\share"};
+    struct tick *t = calloc(1, sizeof(*t));
+
+    t->refs = 1;
+    t->wall_ms = wall_ms;
+    t->interval_ms = i % 9 == 4 ? 0 : 1000 + i % 3;
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+        struct tick_row *row;
+
+        t->obj[o].rows = calloc(1, sizeof(struct tick_row));
+        t->obj[o].n = 1;
+        row = &t->obj[o].rows[0];
+        snprintf(row->name, sizeof(row->name), "%s", names[o % 4]);
+        for (size_t f = 0; f < od->nfields; f++) {
+            int64_t *v = &row->v[f];
+
+            switch (i % 10) {
+            case 0:
+                *v = 0;
+                break;
+            case 1:
+                *v = f % 2 ? 0 : 7;
+                break;
+            case 2:
+                *v = f % 2 ? 0 : -7;
+                break;
+            case 3:
+                *v = -(int64_t)(f + 1) * 1000003;
+                break;
+            case 4:
+                *v = f % 2 ? INT64_MIN : INT64_MAX;
+                break;
+            case 5:
+                *v = INT64_MAX - (int64_t)f;
+                break;
+            case 6:
+                *v = (INT64_C(1) << 53) + 1 + (int64_t)f;
+                break;
+            case 7:
+                *v = 5;
+                row->null_mask = ~0ull;
+                break;
+            case 8:
+                *v = 3 + (int64_t)f;
+                row->null_mask |= (f + (size_t)i / 10) % 3 ? 0 : 1ull << f;
+                break;
+            default:
+                *v = (int64_t)((f * 2654435761u + (unsigned)i) % 100000);
+                break;
+            }
+        }
+    }
+    return t;
+}
+
+/*
+ * The views' short counter formulas (counter_sql) against the long ones (counter_sql_ref, in
+ * the per-counter form) over the edge data, plain and chunked, with intervals of 0, negative
+ * and none among the ticks.
+ */
+static void test_edge_values_per_counter(void)
+{
+    struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 600};
+    enum { N = 1200 };
+    int64_t now = T0 + N * 1000LL;
+    char path[256], err[512];
+    struct tick *batch[SPAN];
+    struct db *d;
+    sqlite3 *conn = NULL;
+
+    snprintf(path, sizeof(path), "%s/edge.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    for (int i = 0; i < N; i += SPAN) {
+        for (int j = 0; j < SPAN; j++)
+            batch[j] = mk_edge_tick(i + j, T0 + (int64_t)(i + j) * 1000);
+        CHECK_INT(db_write_ticks(d, batch, SPAN), 0);
+        for (int j = 0; j < SPAN; j++)
+            tick_free(batch[j]);
+    }
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(conn,
+                           "UPDATE ticks SET interval_ms = -1000 WHERE id % 7 = 0;"
+                           "UPDATE ticks SET interval_ms = 0 WHERE id % 11 = 0;",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(conn);
+    CHECK_INT(maintain_all(d, now, &plain), 0);
+    add_pdh_rows(path);
+    check_per_counter_form(path, "edge values, plain");
+    CHECK_INT(maintain_all(d, now, &chunked), 0);
+    CHECK(count(path, "SELECT count(*) FROM obj_processor_chunks") > 0);
+    check_per_counter_form(path, "edge values, chunked");
+    db_close(d);
+}
+
 /* The fixture's 108 ticks end at this time (bench_seed wrote it). */
 #define V4_LAST_MS 1796177579001LL
 #define Q_V4_SUMS                                                                                  \
@@ -684,6 +791,7 @@ int main(void)
         return 1;
     }
     test_chunked_equals_plain();
+    test_edge_values_per_counter();
     test_v4_fixture();
     test_ticks_chunked();
     test_ticks_chunks_expire();
