@@ -319,16 +319,39 @@ int counter_object_find(const char *name)
     return -1;
 }
 
-/* Sum the fields of `mask`; returns 0 when one of them has no value. */
-static int sum_fields(uint32_t mask, const int64_t *v, uint64_t null_mask, int64_t *sum)
+/* A sum of fields as SQLite computes counter_sql's `a+b+...`: in 64-bit integers, left to right,
+ * until one addition overflows; from there on in doubles (SQLite's integer + integer is REAL on
+ * overflow, and REAL + integer is REAL). */
+struct field_sum {
+    int real;
+    int64_t i;
+    double r;
+};
+
+/* Sum the fields of `mask` into *sum; returns 0 when one of them has no value. */
+static int sum_fields(uint32_t mask, const int64_t *v, uint64_t null_mask, struct field_sum *sum)
 {
-    int64_t s = 0;
+    struct field_sum s = {0, 0, 0.0};
+    int first = 1;
+
     for (int i = 0; i < COUNTER_MAX_FIELDS; i++) {
         if (!(mask & (1u << i)))
             continue;
         if (null_mask & (1ull << i))
             return 0;
-        s += v[i];
+        if (first)
+            s.i = v[i];
+        else if (s.real)
+            s.r += (double)v[i];
+        else if (__builtin_add_overflow(s.i, v[i], &s.i)) {
+            /* s.i is unspecified now: start again from the operands in doubles */
+            s.real = 1;
+            s.r = 0.0;
+            for (int j = 0, k = 0; j <= i; j++)
+                if (mask & (1u << j))
+                    s.r = k++ ? s.r + (double)v[j] : (double)v[j];
+        }
+        first = 0;
     }
     *sum = s;
     return 1;
@@ -359,12 +382,12 @@ static double scaled(int64_t num, double scale)
 int counter_eval(const struct counter_def *c, const int64_t *v, uint64_t null_mask,
                  int64_t interval_ms, double *out)
 {
-    int64_t num, den_sum = 0;
+    struct field_sum num, den_sum;
     double x, den;
 
     if (!sum_fields(c->num, v, null_mask, &num))
         return 0;
-    x = scaled(num, c->scale);
+    x = num.real ? num.r * c->scale : scaled(num.i, c->scale);
     switch (c->den) {
     case DEN_ONE:
         break;
@@ -382,12 +405,12 @@ int counter_eval(const struct counter_def *c, const int64_t *v, uint64_t null_ma
     case DEN_FIELDS:
         if (!sum_fields(c->den_fields, v, null_mask, &den_sum))
             return 0;
-        if (den_sum == 0) {
+        if (den_sum.real ? den_sum.r == 0.0 : den_sum.i == 0) {
             if (!(c->flags & CF_ZERO_IF_DEN0))
                 return 0;
             x = 0.0;
         } else {
-            x = x / (double)den_sum;
+            x = x / (den_sum.real ? den_sum.r : (double)den_sum.i);
         }
         break;
     }
