@@ -80,6 +80,18 @@ def http_request(url, method="GET", body=None, headers=None, timeout=30):
         return e.code, dict(e.headers), e.read()
 
 
+def chunk_points(blob):
+    """The number of points of a chunk (storage/chunk.h): the unsigned LEB128 varint after the
+    version byte."""
+    n, shift = 0, 0
+    for b in blob[1:11]:
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n
+    raise ValueError("not a chunk")
+
+
 class Daemon:
     """A perflogd process on its own temporary directory and database."""
 
@@ -154,7 +166,17 @@ class Daemon:
         raise RuntimeError(f"no {n} ticks within {timeout}s:\n{self.log()}")
 
     def tick_count(self):
-        return self.query("SELECT count(*) FROM ticks")[0][0]
+        """Ticks stored, plain and chunked: old ticks move into ticks_chunks (docs/schema.md), whose
+        t_ms chunk starts with its point count (storage/chunk.h: a version byte, then n as a
+        varint). One statement, so one snapshot: a tick moving between the tiers counts once."""
+        try:
+            rows = self.query("SELECT count(*), NULL FROM ticks UNION ALL "
+                              "SELECT NULL, t_ms FROM ticks_chunks")
+        except sqlite3.OperationalError as e:
+            if "no such table" not in str(e):
+                raise
+            rows = self.query("SELECT count(*), NULL FROM ticks")
+        return sum(n if n is not None else chunk_points(blob) for n, blob in rows)
 
     def query(self, sql, params=()):
         conn = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
