@@ -782,6 +782,118 @@ static void test_v4_fixture(void)
     free(rows);
 }
 
+/*
+ * A step of the compressed tier takes a slice of an object's instances (CHUNK_SLICE_INSTS in
+ * storage/db.c), not the whole object: 100 disks over 900 ticks, "d040" missing at the second
+ * span's first ticks (its id falls inside a slice the span's first tick sizes), "dnew" from tick
+ * 451 (past every slice but the open-ended last). No db_maintain call chunks more than 32 disks (33
+ * with d040), a restart between the slices goes on where it was, and every reader answers the same.
+ */
+#define SLICE_DISKS 100
+#define SLICE_TICKS 900
+
+static struct tick *mk_slice_tick(int i, unsigned *seed)
+{
+    struct tick *t = calloc(1, sizeof(*t));
+
+    t->refs = 1;
+    t->wall_ms = T0 + (int64_t)i * 1000;
+    t->interval_ms = i ? 1000 : 0;
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+        size_t n = o == OBJ_DISK ? SLICE_DISKS + 1 : o == OBJ_PROCESS ? 0 : 1;
+
+        t->obj[o].rows = calloc(n ? n : 1, sizeof(struct tick_row));
+        for (size_t k = 0; k < n; k++) {
+            struct tick_row *row = &t->obj[o].rows[t->obj[o].n];
+
+            if (o == OBJ_DISK &&
+                ((k == 40 && i >= 300 && i < 350) || (k == SLICE_DISKS && i < 450)))
+                continue;
+            if (o == OBJ_DISK && k == SLICE_DISKS)
+                snprintf(row->name, sizeof(row->name), "dnew");
+            else if (o == OBJ_DISK)
+                snprintf(row->name, sizeof(row->name), "d%03zu", k);
+            else
+                snprintf(row->name, sizeof(row->name), "x");
+            for (size_t f = 0; f < od->nfields; f++) {
+                *seed = *seed * 1103515245u + 12345u;
+                row->v[f] = (*seed >> 8) % 1000000u;
+            }
+            t->obj[o].n++;
+        }
+    }
+    return t;
+}
+
+static void test_chunk_slices(void)
+{
+    struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 300};
+    int64_t now = T0 + SLICE_TICKS * 1000LL, prev = 0, cur, most = 0;
+    char path[256], err[512];
+    char *values, *rows, *s;
+    int64_t d040, steps = 0, more = 1;
+    unsigned seed = 11;
+    struct tick *batch[SPAN];
+    struct db *d;
+
+    snprintf(path, sizeof(path), "%s/slices.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    for (int i = 0; i < SLICE_TICKS; i += SPAN) {
+        for (int j = 0; j < SPAN; j++)
+            batch[j] = mk_slice_tick(i + j, &seed);
+        CHECK_INT(db_write_ticks(d, batch, SPAN), 0);
+        for (int j = 0; j < SPAN; j++)
+            tick_free(batch[j]);
+    }
+    CHECK_INT(maintain_all(d, now, &plain), 0);
+    values = shell_snapshot(path, Q_VALUES);
+    d040 = count(path, "SELECT id FROM instances WHERE object = 'PhysicalDisk' AND name = 'd040'");
+    CHECK(d040 > 0);
+    rows = reader_snapshot(path, 1, SLICE_TICKS, d040);
+
+    /* ticks 1-600 are older than 300 s: two spans */
+    while (more > 0 && steps++ < 1000) {
+        more = db_maintain(d, now, &chunked);
+        CHECK(more >= 0);
+        cur = count(path, "SELECT count(*) FROM obj_disk_chunks");
+        if (cur - prev > most)
+            most = cur - prev;
+        if (steps == 3) { /* in the first span's disks, after a slice or two */
+            CHECK(cur > 0 && cur < SLICE_DISKS);
+            db_close(d);
+            CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+        }
+        prev = cur;
+    }
+    CHECK(more == 0);
+    /* 32 disks of the span's first tick, and d040 in the second span */
+    if (!(most > 0 && most <= 33))
+        fprintf(stderr, "most %lld\n", (long long)most);
+    CHECK(most > 0 && most <= 33);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE last_tick <= 300"),
+              SLICE_DISKS);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick > 300"),
+              SLICE_DISKS + 1);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick <= 600"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick > 600"),
+              (SLICE_TICKS - 600) * (SLICE_DISKS + 1));
+    s = shell_snapshot(path, "SELECT group_concat(first_tick) FROM (SELECT c.first_tick FROM "
+                             "obj_disk_chunks c JOIN instances i ON i.id = c.inst WHERE i.name = "
+                             "'d040' ORDER BY c.first_tick)");
+    CHECK_STR(s ? s : "", "1,351|\n");
+    free(s);
+    s = shell_snapshot(path, Q_VALUES);
+    check_same("counter_values, sliced chunks", values, s);
+    free(s);
+    s = reader_snapshot(path, 1, SLICE_TICKS, d040);
+    check_same("reader_rows d040, sliced chunks", rows, s);
+    free(s);
+    db_close(d);
+    free(values);
+    free(rows);
+}
+
 int main(void)
 {
     char cmd[300];
@@ -796,6 +908,7 @@ int main(void)
     test_ticks_chunked();
     test_ticks_chunks_expire();
     test_v5_fixture();
+    test_chunk_slices();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
