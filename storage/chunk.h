@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CHUNK_VERSION    1
+#define CHUNK_VERSION    2     /* 1 is still read: codes 0-3 only */
 #define CHUNK_MAX_POINTS 65536 /* a chunk of more points is refused by both sides */
 
 /* One series span, caller-owned arrays of n entries. `present[i]` is 0 where the value is NULL
