@@ -95,15 +95,25 @@ static int64_t unzz(uint64_t u)
     return (int64_t)((u >> 1) ^ (~(u & 1) + 1));
 }
 
+/* The bits of range: 0 for 0, 64 for a number with the top bit set. */
+static unsigned width_of(uint64_t range)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return range ? 64u - (unsigned)__builtin_clzll(range) : 0u;
+#else
+    unsigned w = 0;
+
+    while (range) {
+        w++;
+        range >>= 1;
+    }
+    return w;
+#endif
+}
+
 static size_t varint_size(uint64_t v)
 {
-    size_t n = 1;
-
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
+    return v < 0x80 ? 1 : (width_of(v) + 6) / 7;
 }
 
 static void put_varint(struct bytes *b, uint64_t v)
@@ -117,17 +127,6 @@ static void put_varint(struct bytes *b, uint64_t v)
     }
     buf[n++] = (uint8_t)v;
     put(b, buf, n);
-}
-
-static unsigned width_of(uint64_t range)
-{
-    unsigned w = 0;
-
-    while (range) {
-        w++;
-        range >>= 1;
-    }
-    return w;
 }
 
 static size_t packed_size(size_t k, unsigned w)
