@@ -51,7 +51,7 @@ void cfg_defaults(struct cfg *c)
     c->n_disk_exclude = 3;
     c->raw_days = 7;
     c->minute_days = 90;
-    c->chunk_after_minutes = 5;
+    c->chunk_after_minutes = 1;
     c->hour_days = 1825;
     c->commit_interval_ms = 2000;
     c->max_held_ticks = 3600;

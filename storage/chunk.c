@@ -4,7 +4,7 @@
  * Layout (all varints are unsigned LEB128, at most 10 bytes; "zz" is zig-zag, so that small
  * negative numbers stay short):
  *
- *   u8      version (CHUNK_VERSION)
+ *   u8      version: CHUNK_VERSION (2), or 1 (the first format: codes 0-3 only)
  *   varint  n, the number of points (1..CHUNK_MAX_POINTS)
  *   u8      flags: bit 0 = some value is absent (a bitmap follows); other bits 0
  *   [ceil(n / 8) bytes: bit i set = point i has a value, LSB first; padding bits 0]
@@ -17,6 +17,19 @@
  *   1 FOR    varint zz(min), u8 w, ceil(k w / 8) bytes     v - min in w bits each
  *   2 DFOR   varint zz(v0), varint zz(dmin), u8 w, bytes   (v[i] - v[i-1]) - dmin, i >= 1
  *   3 DVAR   varint zz(v0), k - 1 varints zz(v[i] - v[i-1])
+ *   4 BFOR   varint zz(min), blocks of v - min                      (version 2)
+ *   5 BDFOR  varint zz(v0), varint zz(dmin), blocks of (v[i] - v[i-1]) - dmin, i >= 1
+ *   6 BZZ    varint zz(v0), blocks of zz(v[i] - v[i-1]), i >= 1
+ * Blocks: the unsigned numbers in groups of BLOCK (4; the last group may be shorter), each group
+ * in its own width w (0..64 bits, the fewest that hold its largest number), so that a burst costs
+ * only the groups it touches: an idle counter with a write now and then is zeros but for a few
+ * groups. One bit stream from a byte boundary, LSB first, zero padding bits to the next byte: per
+ * group a width code against the previous group's width p (0 before the first group), then its
+ * numbers in w bits each. The width code, bits in stream order:
+ *   0               w = p
+ *   1 0 s           w = p + 1 (s = 0) or p - 1 (s = 1)
+ *   1 1 0 s m       w = p + (2 + m) (s = 0) or p - (2 + m) (s = 1)
+ *   1 1 1 w[7]      w itself, in 7 bits (<= 64)
  * The encoder picks the shortest. Bits are packed LSB first. With consecutive ticks the tick
  * differences are all 1: SAME, two bytes for the whole chunk.
  */
@@ -26,7 +39,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SEQ_SAME = 0, SEQ_FOR = 1, SEQ_DFOR = 2, SEQ_DVAR = 3 };
+enum {
+    SEQ_SAME = 0,
+    SEQ_FOR = 1,
+    SEQ_DFOR = 2,
+    SEQ_DVAR = 3,
+    SEQ_BFOR = 4,
+    SEQ_BDFOR = 5,
+    SEQ_BZZ = 6
+};
+enum { BLOCK = 4 };
 
 struct bytes {
     uint8_t *p;
@@ -73,15 +95,25 @@ static int64_t unzz(uint64_t u)
     return (int64_t)((u >> 1) ^ (~(u & 1) + 1));
 }
 
+/* The bits of range: 0 for 0, 64 for a number with the top bit set. */
+static unsigned width_of(uint64_t range)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return range ? 64u - (unsigned)__builtin_clzll(range) : 0u;
+#else
+    unsigned w = 0;
+
+    while (range) {
+        w++;
+        range >>= 1;
+    }
+    return w;
+#endif
+}
+
 static size_t varint_size(uint64_t v)
 {
-    size_t n = 1;
-
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
+    return v < 0x80 ? 1 : (width_of(v) + 6) / 7;
 }
 
 static void put_varint(struct bytes *b, uint64_t v)
@@ -95,17 +127,6 @@ static void put_varint(struct bytes *b, uint64_t v)
     }
     buf[n++] = (uint8_t)v;
     put(b, buf, n);
-}
-
-static unsigned width_of(uint64_t range)
-{
-    unsigned w = 0;
-
-    while (range) {
-        w++;
-        range >>= 1;
-    }
-    return w;
 }
 
 static size_t packed_size(size_t k, unsigned w)
@@ -157,6 +178,132 @@ static uint64_t range_of(const int64_t *v, size_t k, int diff, int64_t *min_out)
     return (uint64_t)hi - (uint64_t)lo;
 }
 
+/* ---- blocks (version 2): a width per group of BLOCK numbers ---- */
+
+static unsigned wcode_bits(unsigned w, unsigned prev)
+{
+    unsigned d = w > prev ? w - prev : prev - w;
+
+    return d == 0 ? 1 : d == 1 ? 3 : d <= 3 ? 5 : 10;
+}
+
+/* The bytes of the block streams of BFOR (base vmin), BDFOR (base dmin) and BZZ over v[0..k), k
+ * >= 2, in one pass: size[0], size[1], size[2]. */
+static void blk_sizes(const int64_t *v, size_t k, uint64_t vmin, uint64_t dmin, size_t size[3])
+{
+    size_t bits[3] = {0, 0, 0};
+    unsigned prev[3] = {0, 0, 0};
+
+    /* BFOR's groups start at 0, the differences' at 1 */
+    for (size_t i = 0; i < k; i += BLOCK) {
+        size_t end = i + BLOCK < k ? i + BLOCK : k;
+        uint64_t all = 0;
+        unsigned w;
+
+        for (size_t j = i; j < end; j++)
+            all |= (uint64_t)v[j] - vmin;
+        w = width_of(all);
+        bits[0] += wcode_bits(w, prev[0]) + (size_t)w * (end - i);
+        prev[0] = w;
+    }
+    for (size_t i = 1; i < k; i += BLOCK) {
+        size_t end = i + BLOCK < k ? i + BLOCK : k;
+        uint64_t all_d = 0, all_z = 0;
+        unsigned w;
+
+        for (size_t j = i; j < end; j++) {
+            uint64_t d = (uint64_t)v[j] - (uint64_t)v[j - 1];
+
+            all_d |= d - dmin;
+            all_z |= zz((int64_t)d);
+        }
+        w = width_of(all_d);
+        bits[1] += wcode_bits(w, prev[1]) + (size_t)w * (end - i);
+        prev[1] = w;
+        w = width_of(all_z);
+        bits[2] += wcode_bits(w, prev[2]) + (size_t)w * (end - i);
+        prev[2] = w;
+    }
+    for (int m = 0; m < 3; m++)
+        size[m] = (bits[m] + 7) / 8;
+}
+
+struct bitw {
+    struct bytes *b;
+    uint64_t acc;
+    unsigned n; /* < 32 between calls */
+};
+
+/* The low nb bits of x (nb <= 32), LSB first. */
+static void bw_put32(struct bitw *bw, uint64_t x, unsigned nb)
+{
+    bw->acc |= (x & ((UINT64_C(1) << nb) - 1)) << bw->n;
+    bw->n += nb;
+    if (bw->n >= 32) {
+        uint8_t four[4] = {(uint8_t)bw->acc, (uint8_t)(bw->acc >> 8), (uint8_t)(bw->acc >> 16),
+                           (uint8_t)(bw->acc >> 24)};
+
+        put(bw->b, four, 4);
+        bw->acc >>= 32;
+        bw->n -= 32;
+    }
+}
+
+static void bw_put(struct bitw *bw, uint64_t x, unsigned nb)
+{
+    if (nb > 32) {
+        bw_put32(bw, x, 32);
+        x >>= 32;
+        nb -= 32;
+    }
+    bw_put32(bw, x, nb);
+}
+
+static void bw_flush(struct bitw *bw)
+{
+    for (; bw->n > 0; bw->n = bw->n > 8 ? bw->n - 8 : 0) {
+        put_u8(bw->b, (unsigned)(bw->acc & 0xff));
+        bw->acc >>= 8;
+    }
+}
+
+static void put_wcode(struct bitw *bw, unsigned w, unsigned prev)
+{
+    unsigned d = w > prev ? w - prev : prev - w;
+
+    if (d == 0) {
+        bw_put32(bw, 0, 1);
+    } else if (d == 1) {
+        bw_put32(bw, 1u | (unsigned)(w < prev) << 2, 3); /* 1 0 s */
+    } else if (d <= 3) {
+        bw_put32(bw, 3u | (unsigned)(w < prev) << 3 | (d - 2) << 4, 5); /* 1 1 0 s m */
+    } else {
+        bw_put32(bw, 7u | w << 3, 10); /* 1 1 1 w[7] */
+    }
+}
+
+/* The numbers x[from..k) of one block code (see the layout), computed into `x` by the caller. */
+static void put_blocks(struct bytes *b, const uint64_t *x, size_t from, size_t k)
+{
+    struct bitw bw = {.b = b};
+    unsigned prev = 0;
+
+    for (size_t i = from; i < k; i += BLOCK) {
+        size_t end = i + BLOCK < k ? i + BLOCK : k;
+        uint64_t all = 0;
+        unsigned w;
+
+        for (size_t j = i; j < end; j++)
+            all |= x[j];
+        w = width_of(all);
+        put_wcode(&bw, w, prev);
+        for (size_t j = i; j < end; j++)
+            bw_put(&bw, x[j], w);
+        prev = w;
+    }
+    bw_flush(&bw);
+}
+
 static void put_seq(struct bytes *b, const int64_t *v, size_t k)
 {
     int64_t vmin, dmin;
@@ -175,6 +322,48 @@ static void put_seq(struct bytes *b, const int64_t *v, size_t k)
     dfor_size = 2 + varint_size(zz(v[0])) + varint_size(zz(dmin)) + packed_size(k - 1, wd);
     for (size_t i = 1; i < k; i++)
         dvar_size += varint_size(zz((int64_t)((uint64_t)v[i] - (uint64_t)v[i - 1])));
+    {
+        size_t bs[3], bfor, bdfor, bzz, best = for_size;
+
+        blk_sizes(v, k, (uint64_t)vmin, (uint64_t)dmin, bs);
+        bfor = 1 + varint_size(zz(vmin)) + bs[0];
+        bdfor = 1 + varint_size(zz(v[0])) + varint_size(zz(dmin)) + bs[1];
+        bzz = 1 + varint_size(zz(v[0])) + bs[2];
+        if (dfor_size < best)
+            best = dfor_size;
+        if (dvar_size < best)
+            best = dvar_size;
+        if (bfor < best || bdfor < best || bzz < best) {
+            /* the first of the shortest, in this order */
+            unsigned code = bfor <= bdfor && bfor <= bzz ? SEQ_BFOR
+                            : bdfor <= bzz               ? SEQ_BDFOR
+                                                         : SEQ_BZZ;
+            uint64_t *x = malloc(k * sizeof *x);
+
+            if (!x) {
+                b->oom = 1;
+                return;
+            }
+            put_u8(b, code);
+            if (code == SEQ_BFOR) {
+                put_varint(b, zz(vmin));
+                for (size_t i = 0; i < k; i++)
+                    x[i] = (uint64_t)v[i] - (uint64_t)vmin;
+            } else {
+                put_varint(b, zz(v[0]));
+                if (code == SEQ_BDFOR)
+                    put_varint(b, zz(dmin));
+                for (size_t i = 1; i < k; i++) {
+                    uint64_t d = (uint64_t)v[i] - (uint64_t)v[i - 1];
+
+                    x[i] = code == SEQ_BDFOR ? d - (uint64_t)dmin : zz((int64_t)d);
+                }
+            }
+            put_blocks(b, x, code == SEQ_BFOR ? 0 : 1, k);
+            free(x);
+            return;
+        }
+    }
     if (for_size <= dfor_size && for_size <= dvar_size) {
         put_u8(b, SEQ_FOR);
         put_varint(b, zz(vmin));
@@ -325,7 +514,104 @@ static void get_packed(struct reader *r, int64_t *v, size_t k, uint64_t base, un
     r->pos += need;
 }
 
-static void get_seq(struct reader *r, int64_t *v, size_t k)
+struct bitr {
+    const uint8_t *p;
+    size_t len, pos;
+    uint64_t acc;
+    unsigned n; /* < 8 between calls */
+    int bad;
+};
+
+/* The next nb bits (nb <= 32), LSB first; 0 and bad set past the end. */
+static uint64_t br_get32(struct bitr *br, unsigned nb)
+{
+    uint64_t x;
+
+    while (br->n < nb) {
+        if (br->pos >= br->len) {
+            br->bad = 1;
+            return 0;
+        }
+        br->acc |= (uint64_t)br->p[br->pos++] << br->n;
+        br->n += 8;
+    }
+    x = br->acc & ((UINT64_C(1) << nb) - 1);
+    br->acc >>= nb;
+    br->n -= nb;
+    return x;
+}
+
+static uint64_t br_get(struct bitr *br, unsigned nb)
+{
+    uint64_t lo;
+
+    if (nb <= 32)
+        return br_get32(br, nb);
+    lo = br_get32(br, 32);
+    return lo | br_get32(br, nb - 32) << 32;
+}
+
+/* The width after prev from a width code; 65 (invalid) when the code is malformed. */
+static unsigned get_wcode(struct bitr *br, unsigned prev)
+{
+    unsigned s, d;
+
+    if (!br_get32(br, 1))
+        return prev;
+    if (!br_get32(br, 1)) {
+        s = (unsigned)br_get32(br, 1);
+        d = 1;
+    } else if (!br_get32(br, 1)) {
+        s = (unsigned)br_get32(br, 1);
+        d = 2 + (unsigned)br_get32(br, 1);
+    } else {
+        unsigned w = (unsigned)br_get32(br, 7);
+
+        /* one encoding: a shorter code was possible */
+        return w > 64 || (w > prev ? w - prev : prev - w) <= 3 ? 65 : w;
+    }
+    if (s ? prev < d : prev + d > 64)
+        return 65;
+    return s ? prev - d : prev + d;
+}
+
+/* The bit stream of a block code after the code's varints: k numbers into v, v[0] already set
+ * for the differences' codes. */
+static void get_blocks(struct reader *r, int64_t *v, size_t k, unsigned code, uint64_t base)
+{
+    struct bitr br = {.p = r->p, .len = r->len, .pos = r->pos};
+    size_t from = code == SEQ_BFOR ? 0 : 1;
+    unsigned prev = 0;
+
+    for (size_t i = from; i < k && !br.bad; i += BLOCK) {
+        size_t end = i + BLOCK < k ? i + BLOCK : k;
+        unsigned w = get_wcode(&br, prev);
+
+        if (w > 64) {
+            br.bad = 1;
+            break;
+        }
+        for (size_t j = i; j < end; j++) {
+            uint64_t x = br_get(&br, w);
+
+            if (code == SEQ_BFOR)
+                v[j] = (int64_t)(x + base);
+            else if (code == SEQ_BDFOR)
+                v[j] = (int64_t)((uint64_t)v[j - 1] + x + base);
+            else
+                v[j] = (int64_t)((uint64_t)v[j - 1] + (uint64_t)unzz(x));
+        }
+        prev = w;
+    }
+    /* the padding bits of the last byte must be 0 */
+    if (br.bad || br.acc != 0) {
+        r->bad = 1;
+        return;
+    }
+    r->pos = br.pos;
+}
+
+static void get_seq(struct reader *r, int64_t *v, size_t k, unsigned version)
 {
     unsigned code = get_u8(r), w;
     uint64_t base;
@@ -362,16 +648,34 @@ static void get_seq(struct reader *r, int64_t *v, size_t k)
         for (size_t i = 1; i < k && !r->bad; i++)
             v[i] = (int64_t)((uint64_t)v[i - 1] + (uint64_t)unzz(get_varint(r)));
         return;
+    case SEQ_BFOR:
+    case SEQ_BDFOR:
+    case SEQ_BZZ:
+        if (version < 2)
+            break;
+        base = 0;
+        if (code == SEQ_BFOR) {
+            base = (uint64_t)unzz(get_varint(r));
+        } else {
+            v[0] = unzz(get_varint(r));
+            if (code == SEQ_BDFOR)
+                base = (uint64_t)unzz(get_varint(r));
+        }
+        if (!r->bad)
+            get_blocks(r, v, k, code, base);
+        return;
     default:
-        r->bad = 1;
+        break;
     }
+    r->bad = 1;
 }
 
-static long header(struct reader *r, unsigned *flags)
+static long header(struct reader *r, unsigned *flags, unsigned *version)
 {
     uint64_t n;
 
-    if (get_u8(r) != CHUNK_VERSION || r->bad)
+    *version = get_u8(r);
+    if (r->bad || *version < 1 || *version > CHUNK_VERSION)
         return -EINVAL;
     n = get_varint(r);
     *flags = get_u8(r);
@@ -383,16 +687,16 @@ static long header(struct reader *r, unsigned *flags)
 long chunk_count(const uint8_t *buf, size_t len)
 {
     struct reader r = {.p = buf, .len = len};
-    unsigned flags;
+    unsigned flags, version;
 
-    return header(&r, &flags);
+    return header(&r, &flags, &version);
 }
 
 int chunk_decode(const uint8_t *buf, size_t len, struct chunk_points *p, size_t cap)
 {
     struct reader r = {.p = buf, .len = len};
-    unsigned flags;
-    long n = header(&r, &flags);
+    unsigned flags, version;
+    long n = header(&r, &flags, &version);
     size_t m = 0;
 
     p->n = 0;
@@ -415,7 +719,7 @@ int chunk_decode(const uint8_t *buf, size_t len, struct chunk_points *p, size_t 
     }
     p->ticks[0] = unzz(get_varint(&r));
     if (n > 1) {
-        get_seq(&r, p->ticks + 1, (size_t)n - 1);
+        get_seq(&r, p->ticks + 1, (size_t)n - 1, version);
         if (r.bad)
             return -EINVAL;
         for (long i = 1; i < n; i++) {
@@ -433,7 +737,7 @@ int chunk_decode(const uint8_t *buf, size_t len, struct chunk_points *p, size_t 
         return -EINVAL;
     if (m > 0) {
         /* the present values, decoded at the front of values[], then spread to their places */
-        get_seq(&r, p->values, m);
+        get_seq(&r, p->values, m, version);
         if (r.bad)
             return -EINVAL;
     }

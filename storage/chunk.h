@@ -9,9 +9,11 @@
  *     consecutive ticks is "all 1", two bytes for the chunk; a tick missed here and there makes
  *     the packer code the second differences (delta-of-delta) in a bit or two each;
  *   - the presence of each value as a bitmap, only when some value is absent;
- *   - the present values with the smallest of four codes, chosen per chunk: all equal (one
+ *   - the present values with the smallest of seven codes, chosen per chunk: all equal (one
  *     varint), frame of reference (minimum + fixed-width bit packing), bit-packed first
- *     differences (the same on v[i] - v[i-1]), or zig-zag varints of the first differences.
+ *     differences (the same on v[i] - v[i-1]), zig-zag varints of the first differences, and
+ *     (version 2) frame of reference, first differences or their zig-zag in groups of 4 numbers
+ *     with a bit width per group, so that a burst in an idle counter widens only its groups.
  *
  * Differences and ranges are computed in uint64_t arithmetic modulo 2^64, so every int64_t value,
  * INT64_MIN and INT64_MAX included, round-trips exactly.
@@ -24,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CHUNK_VERSION    1
+#define CHUNK_VERSION    2     /* 1 is still read: codes 0-3 only */
 #define CHUNK_MAX_POINTS 65536 /* a chunk of more points is refused by both sides */
 
 /* One series span, caller-owned arrays of n entries. `present[i]` is 0 where the value is NULL

@@ -1,7 +1,9 @@
 /*
  * test_chunk.c - the series chunk codec (storage/chunk.c): exact round trips on edge values
  * (64-bit extremes, wraps, gaps, NULLs, a series that appears and vanishes), the code chosen for
- * typical columns and its size, and refusal of malformed chunks.
+ * typical columns and its size, the block codes of version 2 (a width per group of 4: bursts,
+ * width jumps of every size, 64-bit widths), refusal of malformed chunks, and that version-1
+ * chunks (written before the block codes) still decode.
  */
 #include "storage/chunk.h"
 #include "testlib.h"
@@ -182,7 +184,7 @@ static void test_sizes(void)
 static void test_malformed(void)
 {
     struct chunk_points out = {.ticks = dticks, .values = dvals, .present = dpres};
-    static const uint8_t bad_version[] = {2, 1, 0, 2, 0, 0};
+    static const uint8_t bad_version[] = {3, 1, 0, 2, 0, 0};
     static const uint8_t zero_n[] = {1, 0, 0};
     static const uint8_t bad_flags[] = {1, 1, 2, 2, 0, 0};
     static const uint8_t width65[] = {1, 2, 0, 2, 0, 2, 1, 0, 65};
@@ -208,6 +210,105 @@ static void test_malformed(void)
     CHECK_INT(chunk_decode(ok, 0, &out, 4), -EINVAL);
     CHECK_INT(chunk_count(ok, 1), -EINVAL);
     CHECK_INT(out.n, 0);
+}
+
+/* The code byte of the values of a chunk of n < 128 consecutive ticks from 1 without NULLs: after
+ * version, n, flags, zz(tick 1) and the ticks' SAME (2 bytes). */
+static unsigned values_code(size_t n)
+{
+    struct chunk_points in = {.n = n, .ticks = ticks, .values = vals};
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    unsigned code;
+
+    CHECK_INT(chunk_encode(&in, &buf, &len), 0);
+    CHECK(len > 6 && buf[0] == CHUNK_VERSION && buf[1] == n && buf[3] == 2 && buf[4] == 0);
+    code = len > 6 ? buf[6] : 99;
+    free(buf);
+    return code;
+}
+
+/* The block codes: an idle counter with bursts (BFOR), a steady rate with bursts (BDFOR), a
+ * level with small steps both ways and a jump now and then (BZZ): each chosen, each far smaller
+ * than the single-width codes, each exact; and blocks at every width jump, 64 bits included. */
+static void test_blocks(void)
+{
+    size_t n = 100, len;
+
+    consecutive(n, 1);
+    for (size_t i = 0; i < n; i++)
+        vals[i] = i % 37 == 5 ? 5000 : 0;
+    CHECK_INT(values_code(n), 4);
+    len = roundtrip(n, 0);
+    CHECK(len > 0 && len <= 40); /* FOR takes 13 bits each, 171 bytes */
+    srand(3);
+    for (size_t i = 0; i < n; i++)
+        vals[i] = (i ? vals[i - 1] : 1000000) + 1000 + (i % 29 == 3 ? 100000 : rand() % 4);
+    CHECK_INT(values_code(n), 5);
+    len = roundtrip(n, 0);
+    CHECK(len > 0 && len <= 90); /* 79: 2 bits a group but for 4 bursts; DFOR 17 bits each, 217 */
+    for (size_t i = 0; i < n; i++)
+        vals[i] = (i ? vals[i - 1] : -7) + (i % 41 == 7 ? -5000 : rand() % 3 - 1);
+    CHECK_INT(values_code(n), 6);
+    len = roundtrip(n, 0);
+    CHECK(len > 0 && len <= 70); /* 59; DFOR takes 13 bits each, 167 bytes */
+    /* groups of 4 at widths 0, 64, 0, 1, 4, 2, 3, 63, 59, 64, 60, 61, 0 (every kind of code) */
+    {
+        static const unsigned widths[] = {0, 64, 0, 1, 4, 2, 3, 63, 59, 64, 60, 61, 0};
+        size_t k = 0;
+
+        for (size_t g = 0; g < sizeof widths / sizeof widths[0]; g++)
+            for (int j = 0; j < 4; j++, k++) {
+                unsigned w = widths[g];
+                uint64_t x = w == 0    ? 0
+                             : w == 64 ? (j % 2 ? UINT64_MAX : UINT64_C(1) << 63)
+                                       : (UINT64_C(1) << (w - 1)) | (uint64_t)j;
+
+                vals[k] = (int64_t)x;
+            }
+        consecutive(k, 1);
+        CHECK(roundtrip(k, 0) > 0);
+        for (size_t i = 0; i < k; i++)
+            vals[i] = vals[i] ^ INT64_MIN; /* the same widths around the other end */
+        CHECK(roundtrip(k, 0) > 0);
+        pres[5] = pres[6] = pres[40] = 0;
+        CHECK(roundtrip(k, 1) > 0);
+    }
+}
+
+/* Hand-made block streams: 4 points, ticks 1..4, values BFOR min 0, then the bit stream. */
+static void test_blocks_malformed(void)
+{
+    struct chunk_points out = {.ticks = dticks, .values = dvals, .present = dpres};
+    /* 1 1 0 0 0 (w = 2), then 0 1 2 3 in 2 bits: 13 bits */
+    static const uint8_t ok[] = {2, 4, 0, 2, 0, 2, 4, 0, 0x83, 0x1C};
+    static const uint8_t padding[] = {2, 4, 0, 2, 0, 2, 4, 0, 0x83, 0x9C};
+    static const uint8_t truncated[] = {2, 4, 0, 2, 0, 2, 4, 0, 0x83};
+    static const uint8_t in_v1[] = {1, 4, 0, 2, 0, 2, 4, 0, 0x83, 0x1C};
+    static const uint8_t w65[] = {2, 4, 0, 2, 0, 2, 4, 0, 0x0F, 0x02};       /* 1 1 1, 65 */
+    static const uint8_t long_code[] = {2, 4, 0, 2, 0, 2, 4, 0, 0x17, 0, 0}; /* 1 1 1, 2 */
+    static const uint8_t below_0[] = {2, 4, 0, 2, 0, 2, 4, 0, 0x05};         /* 1 0 1: -1 */
+    /* version 1, DFOR: v0 5, dmin 1, width 1, differences 1 2 1 (bits 0 1 0) */
+    static const uint8_t v1_dfor[] = {1, 4, 0, 2, 0, 2, 2, 10, 2, 1, 0x02};
+
+    CHECK_INT(chunk_decode(ok, sizeof ok, &out, 4), 0);
+    CHECK_INT(out.n, 4);
+    for (int i = 0; i < 4; i++) {
+        CHECK_INT(dticks[i], i + 1);
+        CHECK_INT(dvals[i], i);
+    }
+    CHECK_INT(chunk_decode(padding, sizeof padding, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(truncated, sizeof truncated, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(in_v1, sizeof in_v1, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(w65, sizeof w65, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(long_code, sizeof long_code, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(below_0, sizeof below_0, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(v1_dfor, sizeof v1_dfor, &out, 4), 0);
+    CHECK_INT(out.n, 4);
+    CHECK_INT(dvals[0], 5);
+    CHECK_INT(dvals[1], 6);
+    CHECK_INT(dvals[2], 8);
+    CHECK_INT(dvals[3], 9);
 }
 
 /* Random series of every shape: every encoding decodes to the input. */
@@ -239,6 +340,8 @@ int main(void)
     test_nulls();
     test_sizes();
     test_malformed();
+    test_blocks();
+    test_blocks_malformed();
     test_random();
     return tl_done();
 }

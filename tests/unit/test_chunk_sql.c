@@ -69,6 +69,22 @@ int main(void)
     /* ~10-bit values with NULLs: under 2 bytes a value (the table spends 1-8 bytes + a header) */
     CHECK(one("SELECT length(chunk_encode(tick, v)) FROM (SELECT * FROM t WHERE tick < 5000 "
               "ORDER BY tick)") < 1000 * 2);
+    /* a chunk of version 1 (as perflogd wrote them before the group codes: DFOR of t * 7 + t % 4
+     * over ticks 1..60) still reads, to the same points as a version-2 chunk of them */
+    CHECK_INT(
+        one("SELECT count(*) FROM "
+            "chunk_points(x'013c00020002021008032448822448822448822448822448822448822448822400') "
+            "WHERE value = tick * 7 + tick % 4"),
+        60);
+    CHECK_INT(
+        one("SELECT count(*) FROM (SELECT tick, value FROM "
+            "chunk_points(x'013c00020002021008032448822448822448822448822448822448822448822400') "
+            "EXCEPT "
+            "SELECT tick, value FROM chunk_points((SELECT chunk_encode(tick, value) FROM "
+            "(SELECT * FROM "
+            "chunk_points(x'013c00020002021008032448822448822448822448822448822448822448822400') "
+            "ORDER BY tick))))"),
+        0);
     /* no rows: NULL; a NULL chunk: no points */
     CHECK_INT(one("SELECT chunk_encode(tick, v) IS NULL FROM t WHERE 0"), 1);
     CHECK_INT(one("SELECT count(*) FROM chunk_points(NULL)"), 0);

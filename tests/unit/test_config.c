@@ -120,7 +120,7 @@ static void check_is_default(const struct cfg *c)
     CHECK_INT(c->raw_days, 7);
     CHECK_INT(c->minute_days, 90);
     CHECK_INT(c->hour_days, 1825);
-    CHECK_INT(c->chunk_after_minutes, 5);
+    CHECK_INT(c->chunk_after_minutes, 1);
     CHECK_INT(c->commit_interval_ms, 2000);
     CHECK_INT(c->max_held_ticks, 3600);
     CHECK_INT(c->sampler_rt_priority, 1);
