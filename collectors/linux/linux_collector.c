@@ -84,8 +84,9 @@ struct collector {
     struct mountwatch *mounts; /* when it fires, every optional source is probed again */
     struct linux_devcache *disks, *nets;
     int net_dir; /* ROOT/sys/class/net (O_PATH), for the interfaces' attributes; -1: not open */
-    struct proc_tracker *procs; /* created by the first collector_follow with a root */
-    int following;              /* the last collector_follow gave roots: a run is in progress */
+    size_t nets_kept, nets_kept_last; /* interfaces selected in this pass so far, in the last one */
+    struct proc_tracker *procs;       /* created by the first collector_follow with a root */
+    int following; /* the last collector_follow gave roots: a run is in progress */
 };
 
 static int64_t monotonic_ms(void)
@@ -439,17 +440,19 @@ static void net_read_attr(struct collector *c, const char *ifname, const char *f
 
 /*
  * The re-read period of the interfaces' speed and MTU: sysfs_period_ms, stretched to
- * NET_PROBE_MS_PER_IF per interface known, so that on average no more than 1000 /
- * NET_PROBE_MS_PER_IF interfaces (two files each) are read a second, however many there are:
- * 5 s up to 250 interfaces, 20 s at 1000. At 1000 interfaces, the 400 files a second of a 5 s
- * period were half of the sampler's time (bench/README.md). A period of 0 (tests) stays 0.
+ * NET_PROBE_MS_PER_IF per interface selected (in the last pass over /proc/net/dev, or this one
+ * so far when that is more; the config's excluded interfaces are never read), so that on average no
+ * more than 1000 / NET_PROBE_MS_PER_IF interfaces (two files each) are read a second, however many
+ * there are: 5 s up to 250 interfaces, 20 s at 1000. At 1000 interfaces, the 400 files a second of
+ * a 5 s period were half of the sampler's time (bench/README.md). A period of 0 (tests) stays 0.
  */
 #define NET_PROBE_MS_PER_IF 20
 
 static int64_t net_probe_period(const struct collector *c)
 {
     int64_t p = c->sysfs_period_ms;
-    int64_t spread = (int64_t)linux_devcache_count(c->nets) * NET_PROBE_MS_PER_IF;
+    size_t n = c->nets_kept > c->nets_kept_last ? c->nets_kept : c->nets_kept_last;
+    int64_t spread = (int64_t)n * NET_PROBE_MS_PER_IF;
 
     return p > 0 && spread > p ? spread : p;
 }
@@ -494,6 +497,7 @@ static int net_keep(void *ctx, struct raw_row *row)
         return 0;
     if (strcmp(row->name, "lo") != 0)
         row->flags |= RAW_IN_TOTAL;
+    c->nets_kept++;
     net_probe(c, e, is_new);
     net_put_attr(row, NET_SPEED_MBPS, &e->speed_mbps);
     net_put_attr(row, NET_MTU, &e->mtu);
@@ -526,9 +530,12 @@ static int src_net_dev(struct collector *c, const char *buf, size_t len, struct 
     int rc;
 
     linux_devcache_begin(c->nets);
+    c->nets_kept = 0;
     rc = linux_parse_net_dev(buf, len, out, net_keep, c, st);
-    if (rc == 0)
+    if (rc == 0) {
         linux_devcache_sweep(c->nets);
+        c->nets_kept_last = c->nets_kept;
+    }
     return rc;
 }
 

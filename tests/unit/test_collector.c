@@ -730,8 +730,9 @@ static void test_sysfs_optional(void)
 /*
  * Speed and MTU are re-read every sysfs period stretched to 20 ms per interface known (the
  * collector's NET_PROBE_MS_PER_IF): with the fixture's five interfaces a 10 ms period becomes
- * 100 ms, with 200 more 4.1 s. Each case reads twice 250 ms apart after a first collect, the
- * speed changed before the second: re-read with five, still the old value with 205.
+ * 100 ms, with 200 more 4.1 s, with 200 more that the config excludes 100 ms again. Each case
+ * reads twice 250 ms apart after a first collect, the speed changed before the second: re-read
+ * with five, still the old value with 205, re-read with 5 of 205 selected.
  */
 static void test_sysfs_period_stretch(void)
 {
@@ -739,10 +740,15 @@ static void test_sysfs_period_stretch(void)
     char path[PATH_MAX], line[128];
     struct env e;
 
-    for (int many = 0; many < 2; many++) {
-        env_open(&e, "multi");
+    for (int pass = 0; pass < 3; pass++) {
+        int many = pass == 1; /* 205 selected */
+        struct collector_config cfg = {0};
+
+        cfg.net_exclude[0] = "vif*";
+        cfg.n_net_exclude = pass == 2;
+        env_open_cfg(&e, "multi", &cfg);
         collector_set_sysfs_period(e.c, 10);
-        if (many) {
+        if (pass) {
             log_set_level(LOG_LVL_ERROR); /* 200 interfaces without sysfs files */
             join(path, e.root, "proc/net/dev");
             FILE *f = fopen(path, "a");
