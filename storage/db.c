@@ -31,6 +31,18 @@
 /* A short busy wait: the writer retries on its own schedule, it must not hang on a lock. */
 #define DB_BUSY_TIMEOUT_MS 200
 
+/*
+ * The instance ids of one object's rows in the last tick written, by row index: a collector lists
+ * the same instances in the same order tick after tick, so row r's name is compared with the one
+ * remembered for row r (names kept side by side, read in order) and the hash map is only asked on a
+ * mismatch. Row r's entry is valid when r < n.
+ */
+struct inst_row_cache {
+    char (*name)[COUNTER_NAME_MAX];
+    int64_t *id;
+    size_t n, cap;
+};
+
 struct db {
     sqlite3 *conn;
     char *path;
@@ -45,10 +57,11 @@ struct db {
     sqlite3_stmt *ins_1m[OBJ_COUNT]; /* one finished bucket of the running roll-ups */
     sqlite3_stmt *ins_1h[OBJ_COUNT];
     struct name_map inst[OBJ_COUNT];
-    struct pdh_extra_store *pdh; /* the extra PDH series' writes */
-    struct db_size size;         /* from the last maintain_size */
-    int64_t wal_bytes;           /* the WAL's budget (wal_budget), set by the last maintain_size */
-    int64_t page_bytes;          /* the file's page size: 2048 when new, 4096 for older files */
+    struct inst_row_cache rows[OBJ_COUNT]; /* the ids of the last tick's rows, by row index */
+    struct pdh_extra_store *pdh;           /* the extra PDH series' writes */
+    struct db_size size;                   /* from the last maintain_size */
+    int64_t wal_bytes;  /* the WAL's budget (wal_budget), set by the last maintain_size */
+    int64_t page_bytes; /* the file's page size: 2048 when new, 4096 for older files */
     /*
      * The running minute roll-up (rollup_acc.h). When acc_on, acc holds exactly the ticks
      * [acc_first, acc_last], all of minute acc_minute, and acc_first is the first tick of that
@@ -579,6 +592,8 @@ void db_close(struct db *d)
         rollup_obj_free(&d->acc[o]);
         rollup_obj_free(&d->hacc[o]);
         name_map_clear(&d->inst[o]);
+        free(d->rows[o].name);
+        free(d->rows[o].id);
     }
     for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
         sqlite3_finalize(d->rollup_1m[i]);
@@ -627,7 +642,7 @@ static int step_done(sqlite3_stmt *st)
 }
 
 /* The id of instance `name` of object `o`, created on first sight. */
-static int instance_id(struct db *d, int o, const char *name, int64_t tick_id, int64_t *id)
+static int instance_id_lookup(struct db *d, int o, const char *name, int64_t tick_id, int64_t *id)
 {
     const char *obj = counter_objects[o].name;
     int rc;
@@ -653,6 +668,50 @@ static int instance_id(struct db *d, int o, const char *name, int64_t tick_id, i
         *id = sqlite3_last_insert_rowid(d->conn);
     }
     return name_map_put(&d->inst[o], name, *id);
+}
+
+/* The id of instance `name`, row `r` of object `o` in tick `tick_id`: from the row cache when the
+ * last tick's row r had the same name, else looked up (and remembered for row r). */
+static int instance_id(struct db *d, int o, size_t r, const char *name, int64_t tick_id,
+                       int64_t *id)
+{
+    struct inst_row_cache *c = &d->rows[o];
+    int rc;
+
+    if (r < c->n && strcmp(c->name[r], name) == 0) {
+        *id = c->id[r];
+        return 0;
+    }
+    rc = instance_id_lookup(d, o, name, tick_id, id);
+    if (rc < 0)
+        return rc;
+    if (r >= c->cap) {
+        size_t cap = c->cap ? c->cap : 16;
+        char(*names)[COUNTER_NAME_MAX];
+        int64_t *ids;
+
+        while (cap <= r)
+            cap *= 2;
+        if (!(names = realloc(c->name, cap * sizeof(*names))))
+            return 0; /* the cache is only a shortcut: go without it */
+        c->name = names;
+        if (!(ids = realloc(c->id, cap * sizeof(*ids))))
+            return 0;
+        c->id = ids;
+        c->cap = cap;
+    }
+    /* Rows from r on were another tick's: forget them (a row past n is never valid). */
+    snprintf(c->name[r], sizeof(c->name[r]), "%s", name);
+    c->id[r] = *id;
+    c->n = r + 1;
+    return 0;
+}
+
+/* Forget every remembered row id (the instances of a failed transaction are gone). */
+static void inst_rows_forget(struct db *d)
+{
+    for (int o = 0; o < OBJ_COUNT; o++)
+        d->rows[o].n = 0;
 }
 
 void db_set_incremental_rollups(struct db *d, int on)
@@ -876,7 +935,7 @@ static int write_tick(struct db *d, const struct tick *t)
                 int base = (int)(r - r0) * width;
                 int64_t inst;
 
-                rc = instance_id(d, o, row->name, tick_id, &inst);
+                rc = instance_id(d, o, r, row->name, tick_id, &inst);
                 if (rc == 0 && fold)
                     rc = rollup_obj_add(&d->acc[o], od, inst, row->v, row->null_mask,
                                         t->interval_ms);
@@ -918,6 +977,7 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
         /* Instances created in the failed transaction are gone: forget the cached ids. */
         for (int o = 0; o < OBJ_COUNT; o++)
             name_map_clear(&d->inst[o]);
+        inst_rows_forget(d);
         pdh_extra_store_forget(d->pdh);
         /* Its ticks are gone, and so is what the running roll-ups knew of them. */
         acc_drop(d);

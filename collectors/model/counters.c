@@ -328,20 +328,26 @@ struct field_sum {
     double r;
 };
 
-/* Sum the fields of `mask` into *sum; returns 0 when one of them has no value. */
+/* Sum the fields of `mask` into *sum; returns 0 when one of them has no value. Walks the set bits
+ * only, lowest first: the same additions in the same order as a scan of every field, without the
+ * tests of the unset ones (the writer evaluates every counter of every row for its roll-ups). */
 static int sum_fields(uint32_t mask, const int64_t *v, uint64_t null_mask, struct field_sum *sum)
 {
     struct field_sum s = {0, 0, 0.0};
-    int first = 1;
+    uint32_t m = mask & ((1u << COUNTER_MAX_FIELDS) - 1);
+    int i;
 
-    for (int i = 0; i < COUNTER_MAX_FIELDS; i++) {
-        if (!(mask & (1u << i)))
-            continue;
-        if (null_mask & (1ull << i))
-            return 0;
-        if (first)
-            s.i = v[i];
-        else if (s.real)
+    if (null_mask & m)
+        return 0;
+    if (!m) {
+        *sum = s;
+        return 1;
+    }
+    i = __builtin_ctz(m);
+    s.i = v[i];
+    for (m &= m - 1; m; m &= m - 1) {
+        i = __builtin_ctz(m);
+        if (s.real)
             s.r += (double)v[i];
         else if (__builtin_add_overflow(s.i, v[i], &s.i)) {
             /* s.i is unspecified now: start again from the operands in doubles */
@@ -351,7 +357,6 @@ static int sum_fields(uint32_t mask, const int64_t *v, uint64_t null_mask, struc
                 if (mask & (1u << j))
                     s.r = k++ ? s.r + (double)v[j] : (double)v[j];
         }
-        first = 0;
     }
     *sum = s;
     return 1;

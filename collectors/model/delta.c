@@ -186,6 +186,9 @@ static void row_delta(const struct object_def *od, const struct raw_row *prev,
             out->null_mask |= bit;
         }
     }
+    /* Every byte of *out is written: delta_tick does not zero the rows first. */
+    for (size_t f = od->nfields; f < COUNTER_MAX_FIELDS; f++)
+        out->v[f] = 0;
 }
 
 /* Sum the member rows into a "_Total" row; a field no member has a value for has none. */
@@ -242,7 +245,9 @@ struct tick *delta_tick(struct delta_state *d, const struct raw_sample *cur, int
         same[o] = ro->n == d->prev[o].rows.n;
         if (!n)
             continue;
-        t->obj[o].rows = calloc(n, sizeof(struct tick_row));
+        /* Not zeroed: row_delta and total_row write all of each row (at a thousand instances
+         * the zeroing was 7% of the sampler's time). */
+        t->obj[o].rows = malloc(n * sizeof(struct tick_row));
         if (!t->obj[o].rows)
             goto oom;
         for (size_t r = 0; r < ro->n; r++)

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define FX FIXTURES_DIR "/linux"
@@ -726,6 +727,55 @@ static void test_sysfs_optional(void)
     env_close(&e);
 }
 
+/*
+ * Speed and MTU are re-read every sysfs period stretched to 20 ms per interface known (the
+ * collector's NET_PROBE_MS_PER_IF): with the fixture's five interfaces a 10 ms period becomes
+ * 100 ms, with 200 more 4.1 s, with 200 more that the config excludes 100 ms again. Each case
+ * reads twice 250 ms apart after a first collect, the speed changed before the second: re-read
+ * with five, still the old value with 205, re-read with 5 of 205 selected.
+ */
+static void test_sysfs_period_stretch(void)
+{
+    const struct timespec pause = {0, 250 * 1000000L};
+    char path[PATH_MAX], line[128];
+    struct env e;
+
+    for (int pass = 0; pass < 3; pass++) {
+        int many = pass == 1; /* 205 selected */
+        struct collector_config cfg = {0};
+
+        cfg.net_exclude[0] = "vif*";
+        cfg.n_net_exclude = pass == 2;
+        env_open_cfg(&e, "multi", &cfg);
+        collector_set_sysfs_period(e.c, 10);
+        if (pass) {
+            log_set_level(LOG_LVL_ERROR); /* 200 interfaces without sysfs files */
+            join(path, e.root, "proc/net/dev");
+            FILE *f = fopen(path, "a");
+            if (!f)
+                exit(2);
+            for (int i = 0; i < 200; i++) {
+                snprintf(line, sizeof(line), "vif%d: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n", i);
+                fputs(line, f);
+            }
+            fclose(f);
+        }
+        env_tick(&e, 0);
+        nanosleep(&pause, NULL);
+        env_tick(&e, 250); /* due again: the period of the first reading was shorter */
+        CHECK(raw_find(&e, OBJ_NET, "eth0") &&
+              raw_find(&e, OBJ_NET, "eth0")->v[NET_SPEED_MBPS] == 1000);
+        put(e.root, "sys/class/net/eth0/speed", "100\n");
+        nanosleep(&pause, NULL);
+        env_tick(&e, 250);
+        CHECK_INT(e.s.obj[OBJ_NET].n, many ? 205 : 5);
+        CHECK(raw_find(&e, OBJ_NET, "eth0") &&
+              raw_find(&e, OBJ_NET, "eth0")->v[NET_SPEED_MBPS] == (many ? 1000u : 100u));
+        log_set_level(LOG_LVL_INFO);
+        env_close(&e);
+    }
+}
+
 /* Malformed lines: skipped, the rest parsed, one warning per file for the collector's life. */
 static void test_malformed(void)
 {
@@ -1051,6 +1101,7 @@ int main(void)
     test_reset();
     test_hotplug();
     test_sysfs_optional();
+    test_sysfs_period_stretch();
     test_malformed();
     test_globs();
     test_missing_file();

@@ -138,6 +138,70 @@ static void test_view_matches_eval(void)
         tick_free(ticks[i]);
 }
 
+/* Instances that move between ticks (one vanishes, one comes back first, a new one, a tick of one
+ * row, the same names again): every row is stored under its own instance, whatever the row
+ * before it at that position was (the writer remembers the last tick's ids by row index). */
+static void test_instances_move(void)
+{
+    static const char *const order[][4] = {
+        {"a", "b", "c", NULL}, {"a", "c", NULL},     {"b", "a", "c", "d"},
+        {"d", NULL},           {"a", "b", "c", "d"}, {"c", "b", "a", NULL},
+    };
+    const int nt = (int)(sizeof(order) / sizeof(order[0]));
+    char path[256], err[512];
+    struct db *d;
+    sqlite3 *conn;
+    sqlite3_stmt *st;
+    int rows = 0, wrong = 0;
+
+    path_in_dir(path, sizeof(path), "move.db");
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    for (int i = 0; i < nt; i++) {
+        struct tick *t = calloc(1, sizeof(*t));
+
+        t->refs = 1;
+        t->wall_ms = 1795974000000LL + i * 1000;
+        t->interval_ms = i ? 1000 : 0;
+        t->obj[OBJ_DISK].rows = calloc(4, sizeof(struct tick_row));
+        for (int r = 0; r < 4 && order[i][r]; r++) {
+            struct tick_row *row = &t->obj[OBJ_DISK].rows[r];
+
+            snprintf(row->name, sizeof(row->name), "%s", order[i][r]);
+            /* the name in the value: 'a' -> 1000 + tick */
+            row->v[0] = (order[i][r][0] - 'a' + 1) * 1000 + i;
+            t->obj[OBJ_DISK].n++;
+        }
+        CHECK_INT(db_write_ticks(d, &t, 1), 0);
+        tick_free(t);
+    }
+    db_close(d);
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_prepare_v2(conn,
+                                 "SELECT i.name, o.rd_ios FROM obj_disk o JOIN instances i ON "
+                                 "i.id = o.inst",
+                                 -1, &st, NULL),
+              SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+
+        rows++;
+        if (sqlite3_column_int64(st, 1) / 1000 != name[0] - 'a' + 1 && wrong++ < 5)
+            fprintf(stderr, "instance %s holds %lld\n", name,
+                    (long long)sqlite3_column_int64(st, 1));
+    }
+    sqlite3_finalize(st);
+    CHECK_INT(rows, 3 + 2 + 4 + 1 + 4 + 3);
+    CHECK_INT(wrong, 0);
+    CHECK_INT(sqlite3_prepare_v2(conn,
+                                 "SELECT count(*) FROM instances WHERE object = 'PhysicalDisk'", -1,
+                                 &st, NULL),
+              SQLITE_OK);
+    CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+    CHECK_INT(sqlite3_column_int(st, 0), 4);
+    sqlite3_finalize(st);
+    sqlite3_close(conn);
+}
+
 /* Minute and hour roll-ups: min/avg/max of the raw values, and the retention that follows. */
 static void test_rollups_and_retention(void)
 {
@@ -695,6 +759,7 @@ int main(void)
         return 1;
     }
     test_view_matches_eval();
+    test_instances_move();
     test_rollups_and_retention();
     test_locked();
     test_versions();
