@@ -15,6 +15,9 @@ on the chunked copy; with `.load build/perflog_chunk` both give the same rows.
 The chunked copy's ticks of the chunked rows are chunked too (ticks_chunks), and ticks_all gives
 the same ticks as the plain copy's; the answers above come from them.
 
+The daemon on the chunked copy then chunks the rest itself (the default keeps 1 to 6 minutes plain),
+resting between its steps (/api/v1/health wakeups.writer_rests).
+
 Then a live daemon chunks on its own: its clocks 60 times faster ($PERFLOGD_TEST_CLOCK_SPEED),
 retention.chunk_after_minutes 1; counter_values and ticks_all of its first 150 ticks, read while they
 are plain, are the same once its writer has moved the first span (300 ticks) and then its ticks into
@@ -195,6 +198,18 @@ def main():
               f"the run report is the same from both ({len(json.dumps(r1 or {}))} bytes)")
         check(d.query("SELECT count(*) FROM obj_disk_chunks")[0][0] >= chunked[0],
               "the daemon kept the chunks")
+        # its own writer chunks the 30 min left plain (the default keeps 1 to 6 minutes): dozens of
+        # steps back to back, which it breaks with a rest after every 10 ms of them
+        deadline, plain = time.time() + 90, None
+        while time.time() < deadline:
+            plain = d.query("SELECT count(*) FROM ticks")[0][0]
+            if plain < 700:
+                break
+            time.sleep(0.5)
+        rests = d.get_json("/api/v1/health")[1].get("wakeups", {}).get("writer_rests")
+        check(plain is not None and plain < 700 and isinstance(rests, int) and rests >= 1,
+              f"the daemon chunked its 30 min backlog ({plain} plain ticks left), resting "
+              f"{rests} times between its steps")
         for x in daemons:
             x.stop()
         daemons = []
