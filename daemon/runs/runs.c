@@ -504,7 +504,12 @@ static void *manager_main(void *arg)
 
     pthread_setname_np(pthread_self(), "perflog-runs");
     for (;;) {
+        /* The runs table's connection is held open while a run is open, closed (and its parsed
+         * schema freed) while the manager sleeps with none: the API's calls then open it for
+         * themselves. */
+        runs_db_hold(rs->db, 1);
         due = step(rs);
+        runs_db_hold(rs->db, due >= 0);
         pthread_mutex_lock(&rs->lock);
         clock_gettime(CLOCK_MONOTONIC, &ts);
         ts.tv_sec += due / 1000;
