@@ -273,6 +273,7 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->dropped = qs.dropped;
     out->wakeups_runs = d->runs ? runs_wakeups(d->runs) : 0;
     out->wakeups_main = atomic_load(&d->main_wakeups);
+    out->runs_table_open = d->runs ? runs_db_is_open(runs_table(d->runs)) : 0;
 }
 
 static int listen_is_loopback(const struct cfg *c)
