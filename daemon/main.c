@@ -239,7 +239,8 @@ struct daemon_parts {
     struct tick_queue *q;
     struct runs *runs;
     int64_t max_db_bytes; /* the cap at start (a reload changes the writer's, not this copy) */
-    _Atomic uint64_t main_wakeups; /* times the main thread came out of its wait for a signal */
+    _Atomic uint64_t main_wakeups;   /* times the main thread came out of its wait for a signal */
+    struct http_server *_Atomic srv; /* set once it serves (a request may come before that) */
 };
 
 static void daemon_stats(void *arg, struct api_stats *out)
@@ -274,6 +275,7 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->wakeups_runs = d->runs ? runs_wakeups(d->runs) : 0;
     out->wakeups_main = atomic_load(&d->main_wakeups);
     out->runs_table_open = d->runs ? runs_db_is_open(runs_table(d->runs)) : 0;
+    out->http_readers_opened = http_readers_opened(atomic_load(&d->srv));
 }
 
 static int listen_is_loopback(const struct cfg *c)
@@ -625,6 +627,7 @@ static int daemon_main(int argc, char **argv)
             log_error("%s", live && follow ? err : "out of memory");
         goto out;
     }
+    atomic_store(&parts.srv, srv);
     log_info("perflogd %s on %s: sampling every %lld ms into %s", PERFLOG_VERSION, host,
              (long long)cfg.interval_ms, cfg.db);
     /* Opening the database (a migration, the schema's checks) freed more than it keeps. */
