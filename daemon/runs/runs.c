@@ -361,7 +361,7 @@ static int store_report(struct runs *rs, const struct runs_db_row *row, int64_t 
     run.followed = note_get(rs, row->id, why, sizeof(why));
     run.not_followed_reason = why;
     run.edges = edges = load_edges(rs, row->id);
-    /* A reader for this report only: a connection holds the parsed schema (about 1 MiB), and
+    /* A reader for this report only: a connection holds the parsed schema (0.4 MiB), and
      * reports are minutes apart. */
     if (reader_open(rs->db_path, &rd, err, sizeof(err)) < 0) {
         log_warnx("run %lld: the report reads no stored data: %s", (long long)row->id, err);
