@@ -23,6 +23,16 @@ void mem_trim_ask(void);
  * chunks, in every arena). Returns 1 when it trimmed, else 0. */
 int mem_trim_if_asked(void);
 
+/*
+ * Unmap from this process the resident pages of the read-only file mappings (no private copies)
+ * of the shared libraries whose file name starts with one of `names` (NULL-terminated): libraries
+ * loaded only because another one needs them, whose code ran at load and never runs again. The
+ * pages stay in the page cache; a later access reads them back from there (madvise(2)
+ * MADV_DONTNEED on a private mapping with no private pages loses nothing). Returns the KiB that
+ * were resident in those mappings, 0 where the platform has no such call.
+ */
+int64_t mem_drop_library_pages(const char *const *names);
+
 /* Bytes malloc has handed out and not had back, in every arena; -1 when the platform cannot say. */
 int64_t mem_heap_in_use(void);
 

@@ -239,7 +239,8 @@ struct daemon_parts {
     struct tick_queue *q;
     struct runs *runs;
     int64_t max_db_bytes; /* the cap at start (a reload changes the writer's, not this copy) */
-    _Atomic uint64_t main_wakeups; /* times the main thread came out of its wait for a signal */
+    _Atomic uint64_t main_wakeups;   /* times the main thread came out of its wait for a signal */
+    struct http_server *_Atomic srv; /* set once it serves (a request may come before that) */
 };
 
 static void daemon_stats(void *arg, struct api_stats *out)
@@ -274,6 +275,27 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->wakeups_runs = d->runs ? runs_wakeups(d->runs) : 0;
     out->wakeups_main = atomic_load(&d->main_wakeups);
     out->writer_rests = ws.maint_rests;
+    out->runs_table_open = d->runs ? runs_db_is_open(runs_table(d->runs)) : 0;
+    out->http_readers_opened = http_readers_opened(atomic_load(&d->srv));
+}
+
+/*
+ * Debian's libmicrohttpd is built with TLS, so loading it loads gnutls and what gnutls needs, and
+ * their load-time initialisation (libmicrohttpd's constructor calls gnutls_global_init, so
+ * GNUTLS_NO_IMPLICIT_INIT changes nothing) leaves about 2 MiB of their clean pages mapped.
+ * perflogd serves no TLS and never calls them again: those pages are dropped from this process
+ * (they stay in the page cache). bench/README.md measures it.
+ */
+static void drop_tls_pages(void)
+{
+    static const char *const tls_libs[] = {
+        "libgnutls.", "libp11-kit.", "libnettle.",    "libhogweed.", "libgmp.",
+        "libtasn1.",  "libidn2.",    "libunistring.", "libffi.",     NULL};
+    int64_t kib = mem_drop_library_pages(tls_libs);
+
+    if (kib > 0)
+        log_debug("memory: %lld KiB of the TLS libraries' pages dropped (never called)",
+                  (long long)kib);
 }
 
 static int listen_is_loopback(const struct cfg *c)
@@ -625,6 +647,8 @@ static int daemon_main(int argc, char **argv)
             log_error("%s", live && follow ? err : "out of memory");
         goto out;
     }
+    atomic_store(&parts.srv, srv);
+    drop_tls_pages();
     log_info("perflogd %s on %s: sampling every %lld ms into %s", PERFLOG_VERSION, host,
              (long long)cfg.interval_ms, cfg.db);
     /* Opening the database (a migration, the schema's checks) freed more than it keeps. */

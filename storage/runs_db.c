@@ -3,6 +3,7 @@
  */
 #include "storage/runs_db.h"
 
+#include "base/mem.h"
 #include "storage/db.h"
 
 #include <errno.h>
@@ -15,8 +16,11 @@
 #define BUSY_TIMEOUT_MS 2000
 
 struct runs_db {
-    sqlite3 *conn;
-    pthread_mutex_t lock; /* guards conn */
+    sqlite3 *conn; /* NULL while closed (runs_db_hold): opened by the next operation */
+    char *path;
+    int held;             /* runs_db_hold: kept open between operations */
+    char err[256];        /* the last failed operation's message */
+    pthread_mutex_t lock; /* guards all of the above */
 };
 
 /* The columns of a row, in the order row_read expects them. */
@@ -119,27 +123,57 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
         sqlite3_bind_null(st, i);
 }
 
-int runs_db_open(const char *path, struct runs_db **out, char *err, size_t errlen)
+/* Open r->conn (locked, or before r is shared). Returns 0 or -EIO with r->err set. */
+static int conn_open(struct runs_db *r)
 {
-    struct runs_db *r = calloc(1, sizeof(*r));
-    sqlite3_stmt *st = NULL;
-    int version = -1, rc;
+    int rc = sqlite3_open_v2(r->path, &r->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 
-    if (!r) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -ENOMEM;
-    }
-    pthread_mutex_init(&r->lock, NULL);
-    rc = sqlite3_open_v2(path, &r->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "%s: cannot open the runs table: %s", path,
+        snprintf(r->err, sizeof(r->err), "%s: cannot open the runs table: %s", r->path,
                  r->conn ? sqlite3_errmsg(r->conn) : sqlite3_errstr(rc));
-        runs_db_close(r);
+        sqlite3_close_v2(r->conn);
+        r->conn = NULL;
         return -EIO;
     }
     sqlite3_busy_timeout(r->conn, BUSY_TIMEOUT_MS);
     sqlite3_exec(r->conn, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", NULL, NULL,
                  NULL);
+    return 0;
+}
+
+/* The end of an operation (locked) that returned rc: its message kept on failure, and the
+ * connection closed unless held. Unlocks. */
+static int done(struct runs_db *r, int rc)
+{
+    if (rc < 0 && r->conn)
+        snprintf(r->err, sizeof(r->err), "%s", sqlite3_errmsg(r->conn));
+    if (!r->held && r->conn) {
+        sqlite3_close_v2(r->conn);
+        r->conn = NULL;
+        mem_trim_ask(); /* the parsed schema it held is freed */
+    }
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+int runs_db_open(const char *path, struct runs_db **out, char *err, size_t errlen)
+{
+    struct runs_db *r = calloc(1, sizeof(*r));
+    sqlite3_stmt *st = NULL;
+    int version = -1;
+
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -ENOMEM;
+    }
+    pthread_mutex_init(&r->lock, NULL);
+    r->held = 1;
+    if (conn_open(r) < 0) {
+        snprintf(err, errlen, "%s", r->err);
+        runs_db_close(r);
+        return -EIO;
+    }
     if (sqlite3_prepare_v2(r->conn, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
         version = sqlite3_column_int(st, 0);
@@ -154,6 +188,23 @@ int runs_db_open(const char *path, struct runs_db **out, char *err, size_t errle
     return 0;
 }
 
+void runs_db_hold(struct runs_db *r, int hold)
+{
+    pthread_mutex_lock(&r->lock);
+    r->held = hold;
+    done(r, 0);
+}
+
+int runs_db_is_open(struct runs_db *r)
+{
+    int open;
+
+    pthread_mutex_lock(&r->lock);
+    open = r->conn != NULL;
+    pthread_mutex_unlock(&r->lock);
+    return open;
+}
+
 void runs_db_close(struct runs_db *r)
 {
     if (!r)
@@ -161,17 +212,25 @@ void runs_db_close(struct runs_db *r)
     if (r->conn)
         sqlite3_close_v2(r->conn);
     pthread_mutex_destroy(&r->lock);
+    free(r->path);
     free(r);
 }
 
 const char *runs_db_errmsg(struct runs_db *r)
 {
-    return sqlite3_errmsg(r->conn);
+    static _Thread_local char msg[sizeof(r->err)];
+
+    pthread_mutex_lock(&r->lock);
+    memcpy(msg, r->err, sizeof(msg));
+    pthread_mutex_unlock(&r->lock);
+    return msg;
 }
 
 /* Prepare `sql` under the lock; the caller finalizes and unlocks. */
 static int prepare(struct runs_db *r, const char *sql, sqlite3_stmt **st)
 {
+    if (!r->conn && conn_open(r) < 0)
+        return -EIO;
     return sqlite3_prepare_v2(r->conn, sql, -1, st, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
@@ -201,7 +260,7 @@ int runs_db_insert(struct runs_db *r, const struct runs_db_row *row, int64_t *id
             *id = sqlite3_last_insert_rowid(r->conn);
     }
     sqlite3_finalize(st);
-    pthread_mutex_unlock(&r->lock);
+    done(r, rc);
     return rc;
 }
 
@@ -253,7 +312,7 @@ int runs_db_end(struct runs_db *r, int64_t id, const struct runs_db_end *end)
         rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
     }
     sqlite3_finalize(st);
-    pthread_mutex_unlock(&r->lock);
+    done(r, rc);
     return rc;
 }
 
@@ -278,7 +337,7 @@ int runs_db_set_report(struct runs_db *r, int64_t id, int64_t settled_ms, const 
             rc = -ENOENT;
     }
     sqlite3_finalize(st);
-    pthread_mutex_unlock(&r->lock);
+    done(r, rc);
     return rc;
 }
 
@@ -298,7 +357,7 @@ int runs_db_get(struct runs_db *r, int64_t id, struct runs_db_row *row)
             rc = rc == SQLITE_DONE ? -ENOENT : -EIO;
     }
     sqlite3_finalize(st);
-    pthread_mutex_unlock(&r->lock);
+    done(r, rc);
     return rc;
 }
 
@@ -332,7 +391,7 @@ int runs_db_list(struct runs_db *r, int pending, struct runs_db_row **rows, size
     if (rc == 0 && step != SQLITE_DONE)
         rc = -EIO;
     sqlite3_finalize(st);
-    pthread_mutex_unlock(&r->lock);
+    done(r, rc);
     if (rc < 0) {
         runs_db_rows_free(v, cnt);
         return rc;
@@ -361,7 +420,7 @@ int runs_db_set_edge(struct runs_db *r, int64_t id, enum runs_db_edge which, int
         rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
     }
     sqlite3_finalize(st);
-    pthread_mutex_unlock(&r->lock);
+    done(r, rc);
     return rc;
 }
 
@@ -387,7 +446,7 @@ int runs_db_get_edges(struct runs_db *r, int64_t id, char *texts[RUNS_EDGES])
             rc = -EIO;
     }
     sqlite3_finalize(st);
-    pthread_mutex_unlock(&r->lock);
+    done(r, rc);
     if (rc < 0)
         for (int i = 0; i < RUNS_EDGES; i++) {
             free(texts[i]);
@@ -415,7 +474,7 @@ int runs_db_delete(struct runs_db *r, int64_t id)
         sqlite3_step(st); /* the run is gone either way; an edge left over is never read */
         sqlite3_finalize(st);
     }
-    pthread_mutex_unlock(&r->lock);
+    done(r, rc);
     return rc;
 }
 
@@ -435,6 +494,6 @@ int runs_db_close_open_runs_at_start(struct runs_db *r, int64_t before_ms)
         rc = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(r->conn) : -EIO;
     }
     sqlite3_finalize(st);
-    pthread_mutex_unlock(&r->lock);
+    done(r, rc);
     return rc;
 }

@@ -30,6 +30,7 @@
 
 #define REOPEN_INTERVAL_MS 1000  /* how often a worker retries a database it could not open */
 #define SPARE_READER_MS    10000 /* spare idle readers are kept this long after all were busy */
+#define READER_IDLE_MS     10000 /* with no request for this long, the idle readers are closed */
 #define TRIM_BODY_BYTES    32768 /* an answer this large has the freed heap given back */
 #define WORKER_NICE        5     /* HTTP threads yield to the sampler (nice -10) and the writer */
 #define STREAM_BLOCK       65536 /* bytes a streamed answer is asked for at a time */
@@ -44,7 +45,7 @@ struct http_server {
     const struct api_env *env;
     struct http_settings set;
     pthread_key_t named_key; /* set once a pool thread is named and lowered */
-    /* The read connections, shared by the workers: each parses the whole schema (about 1 MiB),
+    /* The read connections, shared by the workers: each parses the whole schema (0.4 MiB),
      * so there are as many as requests read at once, not one per thread; `pool_lock` guards. */
     pthread_mutex_t pool_lock;
     struct reader **idle;
@@ -52,6 +53,8 @@ struct http_server {
     int busy;                /* handed out, not yet given back */
     int64_t tried_ms;        /* the last open that failed */
     int64_t two_busy_ms;     /* the last time a request found every reader busy */
+    int64_t given_ms;        /* monotonic: the last time a reader was given back */
+    uint64_t opened;         /* readers opened since the start */
     size_t max_header_bytes; /* above it a 431 of ours; above the pool, libmicrohttpd's own */
     _Atomic int connections;
     /* Every open connection, for the sweeper that cuts requests not received within
@@ -110,6 +113,14 @@ static void thread_setup(struct http_server *srv)
     pthread_setname_np(pthread_self(), "perflog-http");
 }
 
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* A reader for one request, to give back with reader_give: an idle one, else a new one (opened
  * at most once a second after an open failed). NULL when the database cannot be opened. */
 static struct reader *reader_take(struct http_server *srv)
@@ -141,6 +152,7 @@ static struct reader *reader_take(struct http_server *srv)
     pthread_mutex_lock(&srv->pool_lock);
     srv->tried_ms = rd ? 0 : now;
     srv->busy += rd != NULL;
+    srv->opened += rd != NULL;
     pthread_mutex_unlock(&srv->pool_lock);
     return rd;
 }
@@ -157,12 +169,58 @@ static void reader_give(struct http_server *srv, struct reader *rd)
     reader_release_memory(rd);
     pthread_mutex_lock(&srv->pool_lock);
     srv->busy--;
+    srv->given_ms = mono_ms();
     if (srv->n_idle < srv->idle_cap && (!srv->n_idle || now - srv->two_busy_ms < SPARE_READER_MS)) {
         srv->idle[srv->n_idle++] = rd;
         rd = NULL;
     }
     pthread_mutex_unlock(&srv->pool_lock);
     reader_close(rd);
+    /* A streamed answer can end after its connection is unlinked: a sweeper asleep with no
+     * connection learns of the idle reader it is to close. */
+    pthread_mutex_lock(&srv->lock);
+    if (!srv->conns)
+        pthread_cond_signal(&srv->wake);
+    pthread_mutex_unlock(&srv->lock);
+}
+
+/* Close the idle readers once no reader has been given back for READER_IDLE_MS: each holds a
+ * parsed schema (about 0.4 MiB of heap with its lookaside), and reopening one costs a schema parse
+ * (1.3-1.8 ms on the real machine), which a dashboard's requests every second never pay. Returns
+ * the ms until the idle readers are due to close, -1 when none is idle. */
+static int64_t readers_idle_close(struct http_server *srv, int64_t now)
+{
+    struct reader *rd;
+    int64_t left;
+
+    for (;;) {
+        pthread_mutex_lock(&srv->pool_lock);
+        if (!srv->n_idle) {
+            pthread_mutex_unlock(&srv->pool_lock);
+            return -1;
+        }
+        left = srv->given_ms + READER_IDLE_MS - now;
+        if (left > 0) {
+            pthread_mutex_unlock(&srv->pool_lock);
+            return left;
+        }
+        rd = srv->idle[--srv->n_idle];
+        pthread_mutex_unlock(&srv->pool_lock);
+        reader_close(rd);
+        mem_trim_ask();
+    }
+}
+
+uint64_t http_readers_opened(struct http_server *srv)
+{
+    uint64_t n;
+
+    if (!srv)
+        return 0;
+    pthread_mutex_lock(&srv->pool_lock);
+    n = srv->opened;
+    pthread_mutex_unlock(&srv->pool_lock);
+    return n;
 }
 
 static struct conn *conn_of(struct MHD_Connection *c)
@@ -171,14 +229,6 @@ static struct conn *conn_of(struct MHD_Connection *c)
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
     return ci ? ci->socket_context : NULL;
-}
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Start or stop the header timeout of cn's current request; `answering`: it was received whole
@@ -340,11 +390,14 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
  * It also watches the requests being answered: when the client hangs up (or half-closes: no
  * HTTP client does while it waits for an answer) their cancel flag is set, so a long answer
  * stops instead of working on for nobody.
+ *
+ * And it closes the idle read connections READER_IDLE_MS after the last request
+ * (readers_idle_close): with no connection open it sleeps until then, not longer.
  */
 static void *sweeper_main(void *arg)
 {
     struct http_server *srv = arg;
-    int64_t limit = (int64_t)srv->set.header_timeout_s * 1000, logged_ms = 0;
+    int64_t limit = (int64_t)srv->set.header_timeout_s * 1000, logged_ms = 0, idle_left, wait_ms;
     struct timespec ts;
     unsigned cut = 0;
     char last[64] = "";
@@ -376,13 +429,17 @@ static void *sweeper_main(void *arg)
             cut = 0;
             logged_ms = now;
         }
-        /* Nothing to watch: sleep until conn_new links the first connection (or the stop). */
-        if (!srv->conns) {
+        idle_left = readers_idle_close(srv, now);
+        /* Nothing to watch: sleep until conn_new links the first connection (or the stop), or
+         * until the idle readers are due to close. */
+        if (!srv->conns && idle_left < 0) {
             pthread_cond_wait(&srv->wake, &srv->lock);
             continue;
         }
+        wait_ms = srv->conns ? SWEEP_MS : idle_left;
         clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += SWEEP_MS * 1000000L;
+        ts.tv_sec += wait_ms / 1000;
+        ts.tv_nsec += (wait_ms % 1000) * 1000000L;
         if (ts.tv_nsec >= 1000000000L) {
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000L;

@@ -37,6 +37,10 @@ int http_start(const struct http_settings *s, const struct api_env *env, struct 
  * resolves to one. "0.0.0.0", "::" and every other address are not. */
 int http_host_is_loopback(const char *host);
 
+/* How many read connections the workers have opened since the start (an idle one is closed
+ * READER_IDLE_MS after the last request, web/http.c); 0 for NULL. */
+uint64_t http_readers_opened(struct http_server *srv);
+
 /* Stop accepting, finish or drop the connections in flight, join the threads. Accepts NULL. */
 void http_stop(struct http_server *srv);
 

@@ -1,7 +1,9 @@
 /*
  * test_runs_db.c - the runs table (storage/runs_db.c) on a real file: insert, end (twice: 409's
  * -EALREADY), get, list newest first, set the report, delete, closing open runs at start, and the
- * schema 1 -> 2 upgrade that added its columns, and the reader's lookup of a labelled run's report.
+ * schema 1 -> 2 upgrade that added its columns, and the reader's lookup of a labelled run's report;
+ * every operation on a connection that is not held (closed between operations), and a failed
+ * reopen's message.
  */
 #include "storage/db.h"
 #include "storage/reader.h"
@@ -130,6 +132,67 @@ static void test_lifecycle(void)
     CHECK_INT(row.end_ms, 6000);
     runs_db_row_release(&row);
 
+    runs_db_close(r);
+    db_close(d);
+}
+
+/* Not held, the connection is closed after each operation and every operation reopens it; held,
+ * it stays open. A reopen that fails is an -EIO with its own message. */
+static void test_not_held(void)
+{
+    char path[256], moved[300], err[512], *texts[RUNS_EDGES];
+    struct db *d;
+    struct runs_db *r;
+    struct runs_db_row row, *rows;
+    struct runs_db_end end = {.end_ms = 2000, .exit_code = 0, .status = "ending"};
+    int64_t a, b;
+    size_t n;
+
+    snprintf(path, sizeof(path), "%s/held.db", dir);
+    snprintf(moved, sizeof(moved), "%s/held-away.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(runs_db_open(path, &r, err, sizeof(err)), 0);
+    CHECK(runs_db_is_open(r)); /* held from the open on */
+    runs_db_hold(r, 0);
+    CHECK(!runs_db_is_open(r));
+
+    a = insert(r, "one", 1000);
+    b = insert(r, "two", 1100);
+    CHECK(a > 0 && b > a);
+    CHECK(!runs_db_is_open(r));
+    CHECK_INT(runs_db_end(r, a, &end), 0);
+    CHECK_INT(runs_db_end(r, a, &end), -EALREADY);
+    CHECK_INT(runs_db_set_edge(r, a, RUNS_EDGE_START, 1500, "{\"disks\":{}}"), 0);
+    CHECK_INT(runs_db_get_edges(r, a, texts), 0);
+    CHECK(texts[0] && !strcmp(texts[0], "{\"disks\":{}}"));
+    for (int i = 0; i < RUNS_EDGES; i++)
+        free(texts[i]);
+    CHECK_INT(runs_db_set_report(r, a, 2500, "settled", "{}"), 0);
+    CHECK_INT(runs_db_get(r, a, &row), 0);
+    CHECK(row.status && !strcmp(row.status, "settled") && row.end_ms == 2000);
+    runs_db_row_release(&row);
+    CHECK_INT(runs_db_list(r, 1, &rows, &n), 0);
+    CHECK_INT(n, 1); /* b only: a is settled */
+    if (n == 1)
+        CHECK(rows[0].id == b);
+    runs_db_rows_free(rows, n);
+    CHECK_INT(runs_db_delete(r, b), 0);
+    CHECK_INT(runs_db_get(r, b, &row), -ENOENT);
+    CHECK_INT(runs_db_close_open_runs_at_start(r, 4000), 0);
+    CHECK(!runs_db_is_open(r));
+
+    /* The file gone: the reopen fails, and says so (no connection to ask). */
+    CHECK_INT(rename(path, moved), 0);
+    CHECK_INT(runs_db_get(r, a, &row), -EIO);
+    CHECK(strstr(runs_db_errmsg(r), "cannot open the runs table") != NULL);
+    CHECK_INT(rename(moved, path), 0);
+    CHECK_INT(runs_db_get(r, a, &row), 0);
+    runs_db_row_release(&row);
+
+    runs_db_hold(r, 1);
+    CHECK_INT(runs_db_get(r, a, &row), 0);
+    runs_db_row_release(&row);
+    CHECK(runs_db_is_open(r));
     runs_db_close(r);
     db_close(d);
 }
@@ -271,6 +334,7 @@ int main(void)
     }
     test_lifecycle();
     test_v2_migration();
+    test_not_held();
     test_labelled_report();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
