@@ -14,22 +14,13 @@ after=${2:-300}
 build=${BUILD:-build}
 ext=$build/perflog_chunk
 dir=$(mktemp -d)
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 trap 'rm -rf "$dir"' EXIT
 
 "$build/bench/bench_seed" "$dir/plain.db" "$hours" >/dev/null
 cp "$dir/plain.db" "$dir/chunked.db"
 "$build/bench/bench_seed" "$dir/chunked.db" 0 "$after" | grep chunked
-
-# non-NULL raw cells of every object, raw and chunked (obj_*_all)
-values_sql() {
-    sqlite3 "$1" "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'obj_*'
-                  AND name NOT GLOB '*_1[mh]' AND name NOT GLOB '*_chunks'" |
-        while read -r t; do
-            cols=$(sqlite3 "$1" "SELECT group_concat('count(' || name || ')', ' + ')
-                                 FROM pragma_table_info('$t') WHERE name NOT IN ('tick', 'inst')")
-            echo "SELECT $cols FROM ${t}_all"
-        done | paste -sd'#' | sed 's/#/ UNION ALL /g'
-}
 
 median3() { sort -n | sed -n 2p; }
 
@@ -42,20 +33,13 @@ timed() { # DB SQL: seconds, the median of 3
 for kind in plain chunked; do
     db=$dir/$kind.db
     sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
-    values=$(printf '.load %s\nSELECT sum(n) FROM (%s);\n' "$ext" \
-        "$(values_sql "$db" | sed 's/SELECT /SELECT /g; s/ FROM /  AS n FROM /g')" | sqlite3 "$db")
+    values=$(bench_values "$db" "$ext")
     bytes=$(stat -c %s "$db")
     geom=$(sqlite3 "$db" "SELECT page_size || ' B pages, ' || freelist_count || ' of them free'
                           FROM pragma_page_size, pragma_freelist_count")
     echo "== $kind, $hours h: $bytes file bytes ($geom), $values values," \
          "$(echo "scale=3; $bytes / $values" | bc) B/value"
-    sqlite3 "$db" "SELECT '   ' || k || ': ' || printf('%.3f', 1.0 * sum(pgsize) / $values) || ' B/value'
-                   FROM (SELECT CASE WHEN name = 'sqlite_schema' THEN 'schema (the SQL of tables and views)'
-                                     WHEN name GLOB 'ticks*' THEN 'ticks (plain and chunked) and their indexes'
-                                     WHEN name GLOB '*_chunks*' THEN 'chunks'
-                                     WHEN name GLOB '*_1[mh]' THEN 'roll-ups'
-                                     WHEN name GLOB 'obj_*' THEN 'raw rows' ELSE 'other' END AS k,
-                                pgsize FROM dbstat) GROUP BY k ORDER BY k"
+    bench_bytes_by_kind "$db" "$values"
     mx=$(sqlite3 "$db" "SELECT max(t_ms) FROM ticks")
     q="SELECT count(*), sum(value) FROM counter_values WHERE object = 'PhysicalDisk'
        AND counter = 'Disk Write Bytes/sec'"

@@ -32,3 +32,27 @@ bench_need_tools() {
 die() { echo "$name: $*" >&2; exit 1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 daemon_alive() { kill -0 "$pp" 2>/dev/null || die "perflogd died; its log:$(echo; tail -20 "$dir/perflogd.log")"; }
+
+# The non-NULL raw cells of every object table of DB, plain and chunked (its obj_*_all views;
+# EXT: perflog_chunk without .so, for the chunked half): the "values" of file bytes per value.
+bench_values() { # DB EXT
+  local sql
+  sql=$(sqlite3 "$1" "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'obj_*'
+                      AND name NOT GLOB '*_1[mh]' AND name NOT GLOB '*_chunks'" |
+    while read -r t; do
+      echo "SELECT $(sqlite3 "$1" "SELECT group_concat('count(' || name || ')', ' + ')
+                                   FROM pragma_table_info('$t') WHERE name NOT IN ('tick', 'inst')") AS n FROM ${t}_all"
+    done | paste -sd'#' | sed 's/#/ UNION ALL /g')
+  printf '.load %s\nSELECT sum(n) FROM (%s);\n' "$2" "$sql" | sqlite3 "$1"
+}
+
+# DB's pages in use by kind (SQLite dbstat), in bytes per value (VALUES), one line each.
+bench_bytes_by_kind() { # DB VALUES
+  sqlite3 "$1" "SELECT '   ' || k || ': ' || printf('%.3f', 1.0 * sum(pgsize) / $2) || ' B/value'
+                FROM (SELECT CASE WHEN name = 'sqlite_schema' THEN 'schema (the SQL of tables and views)'
+                                  WHEN name GLOB 'ticks*' THEN 'ticks (plain and chunked) and their indexes'
+                                  WHEN name GLOB '*_chunks*' THEN 'chunks'
+                                  WHEN name GLOB '*_1[mh]' THEN 'roll-ups'
+                                  WHEN name GLOB 'obj_*' THEN 'raw rows' ELSE 'other' END AS k,
+                             pgsize FROM dbstat) GROUP BY k ORDER BY k"
+}

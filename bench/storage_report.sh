@@ -1,31 +1,28 @@
 #!/usr/bin/env bash
-# Bytes per stored value of a perflog database, and the daemon's resident memory.
-# Checkpoints the WAL (TRUNCATE) first so the main file holds everything. Raw-tier bytes come from
-# SQLite's dbstat table (tables ticks, instances and obj_* without the roll-up tiers).
+# Bytes per stored value of a perflog database: the whole file over every raw value it holds, plain
+# and chunked (the obj_*_all views, read with the perflog_chunk extension), and the pages by kind
+# (SQLite dbstat), as bench/dense_store.sh prints them; with PID, the daemon's VmRSS/VmHWM.
+# Reads a copy (sqlite3 .backup, so a running daemon's file is read whole, WAL included, and is
+# not checkpointed by this script); the copy's WAL is checkpointed (TRUNCATE) before it is measured.
 #
-# usage: bench/storage_report.sh DB [PID]
+# usage: bench/storage_report.sh DB [PID]     (PERFLOG_BUILD_DIR or ./build: the extension)
 set -euo pipefail
+name=storage_report
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_need_tools sqlite3 bc
+bench_find_build
 db=$1
-sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
-echo "file bytes: $(stat -c %s "$db") (after checkpoint)"
-sqlite3 "$db" <<'SQL'
-.mode list
-SELECT 'ticks stored: ' || count(*) || ', first ' || min(time_utc) || ', last ' || max(time_utc)
-  FROM (SELECT strftime('%Y-%m-%dT%H:%M:%SZ', t_ms / 1000, 'unixepoch') AS time_utc FROM ticks);
-WITH raw AS (SELECT sum(pgsize) AS bytes FROM dbstat
-             WHERE name IN ('ticks', 'ticks_t_ms', 'instances', 'obj_processor', 'obj_disk',
-                            'obj_net', 'obj_memory', 'obj_tcp')),
-     vals AS (SELECT (SELECT count(*) FROM obj_processor) * 8 + (SELECT count(*) FROM obj_disk) * 11
-                   + (SELECT count(*) FROM obj_net) * 10 + (SELECT count(*) FROM obj_memory) * 11
-                   + (SELECT count(*) FROM obj_tcp) * 4 AS fields,
-                     (SELECT count(*) FROM obj_processor) * 8 + (SELECT count(*) FROM obj_disk) * 12
-                   + (SELECT count(*) FROM obj_net) * 12 + (SELECT count(*) FROM obj_memory) * 10
-                   + (SELECT count(*) FROM obj_tcp) * 4 AS counters)
-SELECT 'raw tier bytes: ' || bytes || ', raw field values: ' || fields || ', counter values: ' || counters
-       || char(10) || 'bytes per raw field value: ' || printf('%.2f', 1.0 * bytes / fields)
-       || char(10) || 'bytes per counter value (what counter_values returns): ' || printf('%.2f', 1.0 * bytes / counters)
-FROM raw, vals;
-SQL
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+sqlite3 "file:$db?mode=ro" ".backup '$dir/copy.db'"
+sqlite3 "$dir/copy.db" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+values=$(bench_values "$dir/copy.db" "$build/perflog_chunk")
+bytes=$(stat -c %s "$dir/copy.db")
+ticks=$(sqlite3 "$dir/copy.db" "SELECT max(id) FROM ticks")
+echo "file bytes: $bytes (a copy, after checkpoint), ticks: $ticks (by id), values: $values," \
+     "$(echo "scale=3; $bytes / $values" | bc) B/value"
+bench_bytes_by_kind "$dir/copy.db" "$values"
 if [ -n "${2:-}" ]; then
   grep -E '^(VmRSS|VmHWM)' /proc/"$2"/status
 fi
