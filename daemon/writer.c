@@ -163,11 +163,13 @@ static void report_size(struct writer *w, const struct db_retention *r)
         log_info("database %s is under max_db_bytes again", db_path(w->db));
 }
 
-static void run_maintenance(struct writer *w)
+/* Maintenance steps until none is left (returns 0), or until a tick is queued with steps left
+ * (returns 1: the writer goes on after writing it, rather than MAINT_PERIOD_MS later). */
+static int run_maintenance(struct writer *w)
 {
     struct db_retention r;
     int64_t now_ms = clock_wall_ns() / 1000000;
-    int rc;
+    int rc, left = 0;
 
     pthread_mutex_lock(&w->lock);
     r = w->settings.retention;
@@ -187,14 +189,14 @@ static void run_maintenance(struct writer *w)
         if (rc <= 0)
             break;
         if (clock_mono_ns() - burst_start < MAINT_BURST_MS * 1000000LL) {
-            if (queue_wait(w->queue, 0))
+            if ((left = queue_wait(w->queue, 0)))
                 break;
             continue;
         }
         pthread_mutex_lock(&w->lock);
         w->stats.maint_rests++;
         pthread_mutex_unlock(&w->lock);
-        if (queue_wait(w->queue, MAINT_REST_MS))
+        if ((left = queue_wait(w->queue, MAINT_REST_MS)))
             break;
         burst_start = clock_mono_ns();
     }
@@ -203,6 +205,7 @@ static void run_maintenance(struct writer *w)
     if (rc < 0 && rc != -EBUSY)
         log_debug("database %s: checkpoint: %s", db_path(w->db), db_errmsg(w->db));
     report_size(w, &r);
+    return left;
 }
 
 /* Whether maintenance is due: MAINT_PERIOD_MS since the last one, on the monotonic clock or in
@@ -217,6 +220,7 @@ static void *writer_main(void *arg)
 {
     struct writer *w = arg;
     int64_t last_maint = 0, maint_tick_ms = 0;
+    int maint_left = 0; /* the last maintenance yielded to a tick with steps left */
 
     pthread_setname_np(pthread_self(), "perflog-write");
     for (;;) {
@@ -270,8 +274,15 @@ static void *writer_main(void *arg)
             if (rc <= 0)
                 continue;
         }
-        if (maintenance_due(w, last_maint, maint_tick_ms)) {
-            run_maintenance(w);
+        /* A backlog (a file opened with hours to roll up, chunk or prune) goes on between
+         * batches; it used to wait MAINT_PERIOD_MS after each tick that interrupted it. */
+        if (maint_left || maintenance_due(w, last_maint, maint_tick_ms)) {
+            if (maint_left) {
+                pthread_mutex_lock(&w->lock);
+                w->stats.maint_resumes++;
+                pthread_mutex_unlock(&w->lock);
+            }
+            maint_left = run_maintenance(w);
             last_maint = clock_mono_ns();
             maint_tick_ms = w->newest_tick_ms;
         }

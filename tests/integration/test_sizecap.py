@@ -74,6 +74,12 @@ def main():
             check(fb <= cap + cap // 10, f"a: the file and its WAL are under the cap + 10% ({fb} bytes)")
             check(h["database"]["max_bytes"] == cap, "a: health reports the cap")
             check(h["status"] == "ok", f"a: health ok ({h['status']}, {h['problems']})")
+            # Six hours to roll up, chunk and prune take many ticks' worth of steps: each tick
+            # interrupts them, and the writer takes them up again right after writing it.
+            resumes = h.get("wakeups", {}).get("writer_resumes")
+            check(isinstance(resumes, int) and resumes > 0,
+                  f"a: the writer went back to the backlog right after the ticks that interrupted "
+                  f"it (wakeups.writer_resumes {resumes})")
             time.sleep(2.5)
             lo2, hi2, n2 = span(d)
             check(hi2 >= int(time.time() * 1000) - 3000, "a: live ticks keep arriving and are kept")
