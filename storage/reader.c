@@ -37,9 +37,6 @@ int reader_open(const char *path, struct reader **out, char *err, size_t errlen)
         reader_close(r);
         return -EIO;
     }
-    /* A small lookaside (4 KiB, not SQLite's default 120 KiB): the reader serves a request now and
-     * then, and the default's slab stays resident once a query has touched it. */
-    sqlite3_db_config(r->conn, SQLITE_DBCONFIG_LOOKASIDE, NULL, 128, 32);
     /* The writer commits in a few ms; a reader waits that out rather than failing. */
     sqlite3_busy_timeout(r->conn, 2000);
     if (chunk_sql_register(r->conn) != SQLITE_OK) {

@@ -135,8 +135,6 @@ static int conn_open(struct runs_db *r)
         r->conn = NULL;
         return -EIO;
     }
-    /* A small lookaside, as the reader's (storage/reader.c): a few statements now and then. */
-    sqlite3_db_config(r->conn, SQLITE_DBCONFIG_LOOKASIDE, NULL, 128, 32);
     sqlite3_busy_timeout(r->conn, BUSY_TIMEOUT_MS);
     sqlite3_exec(r->conn, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", NULL, NULL,
                  NULL);
