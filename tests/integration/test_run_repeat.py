@@ -7,8 +7,9 @@ file system on a loop device of the test's own (nobody else reads it), and the d
 in /proc/diskstats across the whole command must be at least three times FILE's size, which only
 three reads from the device give. Each report's cache-served share must be about 0%. A warm run
 afterwards (no --cold, one eighth of FILE evicted) is the control: its share must be what the
-devices' read bytes leave of FILE (about 87.5%), so the cold checks can fail. Without root, --cold is an error (exit 2) before any run
-is opened. Needs root (losetup, mount, drop_caches). Nothing is timed."""
+devices' read bytes leave of FILE (about 87.5%), so the cold checks can fail. Without root,
+--cold is an error (exit 2) before any run is opened. Needs root (losetup, mount, drop_caches).
+Nothing is timed."""
 import json
 import os
 import subprocess
