@@ -200,10 +200,16 @@ static int run_maintenance(struct writer *w)
             break;
         burst_start = clock_mono_ns();
     }
-    /* Give the WAL's space back; a reader that holds it back (-EBUSY) only delays this. */
-    rc = db_checkpoint(w->db);
-    if (rc < 0 && rc != -EBUSY)
-        log_debug("database %s: checkpoint: %s", db_path(w->db), db_errmsg(w->db));
+    /* Give the WAL's space back once the backlog is done; a reader that holds it back (-EBUSY)
+     * only delays this. While steps are left the writer is back after one tick, and a TRUNCATE
+     * checkpoint each second would copy the same hot pages again and regrow the WAL each time:
+     * meanwhile the auto-checkpoint and journal_size_limit (storage/db.c set_wal_limits) keep the
+     * WAL bounded. */
+    if (!left) {
+        rc = db_checkpoint(w->db);
+        if (rc < 0 && rc != -EBUSY)
+            log_debug("database %s: checkpoint: %s", db_path(w->db), db_errmsg(w->db));
+    }
     report_size(w, &r);
     return left;
 }
