@@ -24,12 +24,14 @@ void mem_trim_ask(void);
 int mem_trim_if_asked(void);
 
 /*
- * Unmap from this process the resident pages of the read-only file mappings (no private copies)
- * of the shared libraries whose file name starts with one of `names` (NULL-terminated): libraries
- * loaded only because another one needs them, whose code ran at load and never runs again. The
- * pages stay in the page cache; a later access reads them back from there (madvise(2)
- * MADV_DONTNEED on a private mapping with no private pages loses nothing). Returns the KiB that
- * were resident in those mappings, 0 where the platform has no such call.
+ * Unmap from this process the resident pages of the private read-only file mappings with no
+ * private copies (the code and constant data of the binary and its shared libraries) whose file
+ * name starts with one of `names` (NULL-terminated), or of every file when `names` is NULL. For
+ * code that ran and will not run again: libraries loaded only because another one needs them,
+ * the start-up's code. The pages stay in the page cache; a later access maps them back from there
+ * (madvise(2) MADV_DONTNEED on a private mapping with no private pages loses nothing), so what
+ * stays resident afterwards is what runs. Returns the KiB that were resident in those mappings, 0
+ * where the platform has no such call.
  */
 int64_t mem_drop_library_pages(const char *const *names);
 

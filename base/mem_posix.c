@@ -49,6 +49,8 @@ static int name_listed(const char *path, const char *const *names)
 {
     const char *base = strrchr(path, '/');
 
+    if (!names)
+        return 1; /* every file */
     base = base ? base + 1 : path;
     for (; *names; names++)
         if (!strncmp(base, *names, strlen(*names)))
@@ -79,7 +81,8 @@ int64_t mem_drop_library_pages(const char *const *names)
             hi = b;
             if (sscanf(line, "%*s %*s %*s %*s %*s %4095s", path) != 1)
                 path[0] = '\0';
-            listed = path[0] == '/' && !strchr(perms, 'w') && name_listed(path, names);
+            listed = path[0] == '/' && !strchr(perms, 'w') && perms[3] == 'p' &&
+                     name_listed(path, names);
             rss = 0;
             anon = -1;
         } else if (listed && sscanf(line, "Rss: %ld kB", &kib) == 1) {

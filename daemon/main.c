@@ -281,21 +281,26 @@ static void daemon_stats(void *arg, struct api_stats *out)
 }
 
 /*
- * Debian's libmicrohttpd is built with TLS, so loading it loads gnutls and what gnutls needs, and
- * their load-time initialisation (libmicrohttpd's constructor calls gnutls_global_init, so
- * GNUTLS_NO_IMPLICIT_INIT changes nothing) leaves about 2 MiB of their clean pages mapped.
- * perflogd serves no TLS and never calls them again: those pages are dropped from this process
- * (they stay in the page cache). bench/README.md measures it.
+ * Once the daemon is up, the pages of its binary's and libraries' code and constant data that
+ * start-up touched are dropped from this process; they stay in the page cache, and what runs
+ * afterwards maps its pages back as it runs (a minor fault each, a few hundred in all).
+ * - Start-up runs much code once: the database's creation or migration and the checks of its
+ *   schema, the configuration's parser, libmicrohttpd's and its TLS libraries' load-time
+ *   initialisation. Debian's libmicrohttpd is built with TLS, so loading it loads gnutls and what
+ *   gnutls needs (its constructor calls gnutls_global_init, so GNUTLS_NO_IMPLICIT_INIT changes
+ *   nothing); perflogd serves no TLS and never calls them again.
+ * - The kernel maps file pages 64 KiB around each fault, so much of a library's code is resident
+ *   for one call into it.
+ * Only clean pages are dropped (mem_drop_library_pages): Private_Dirty does not change.
+ * bench/README.md measures it.
  */
-static void drop_tls_pages(void)
+static void drop_startup_pages(void)
 {
-    static const char *const tls_libs[] = {
-        "libgnutls.", "libp11-kit.", "libnettle.",    "libhogweed.", "libgmp.",
-        "libtasn1.",  "libidn2.",    "libunistring.", "libffi.",     NULL};
-    int64_t kib = mem_drop_library_pages(tls_libs);
+    int64_t kib = mem_drop_library_pages(NULL);
 
     if (kib > 0)
-        log_debug("memory: %lld KiB of the TLS libraries' pages dropped (never called)",
+        log_debug("memory: %lld KiB of start-up's code and constant data dropped from the "
+                  "process (page cache)",
                   (long long)kib);
 }
 
@@ -649,7 +654,7 @@ static int daemon_main(int argc, char **argv)
         goto out;
     }
     atomic_store(&parts.srv, srv);
-    drop_tls_pages();
+    drop_startup_pages();
     log_info("perflogd %s on %s: sampling every %lld ms into %s", PERFLOG_VERSION, host,
              (long long)cfg.interval_ms, cfg.db);
     /* Opening the database (a migration, the schema's checks) freed more than it keeps. */

@@ -2,7 +2,8 @@
  * test_mem_drop.c - mem_drop_library_pages (base/mem_posix.c) on two private read-only mappings of
  * a file named like a library: the clean one's resident pages are dropped and read back intact;
  * the one with private copies (written, then made read-only, as the loader does with relocated
- * data) is left alone and keeps what was written; a mapping of a name not listed is left alone.
+ * data) is left alone and keeps what was written; a mapping of a name not listed is left alone;
+ * with no list, every file's clean mappings are dropped, still not the one with private copies.
  */
 #include "base/mem.h"
 #include "testlib.h"
@@ -95,6 +96,18 @@ int main(void)
     CHECK_INT(rss_of(clean), 0);
     CHECK_INT(rss_of(copied), PAGES * 4);
     CHECK(!memcmp(clean, buf, PAGES * 4096)); /* read back from the file */
+    for (int i = 0; i < PAGES; i++)
+        CHECK(copied[i * 4096] == 'x' && copied[i * 4096 + 1] == buf[i * 4096 + 1]);
+
+    /* No list: every file's clean read-only mappings, this test's own code among them (which
+     * runs on, mapped back as it runs); still not the one with private copies. */
+    before = rss_of(clean);
+    CHECK(before > 0); /* read back above */
+    kib = mem_drop_library_pages(NULL);
+    CHECK(kib > before); /* the clean test mapping and more: this binary's code, libc's */
+    CHECK_INT(rss_of(clean), 0);
+    CHECK_INT(rss_of(copied), PAGES * 4);
+    CHECK(!memcmp(clean, buf, PAGES * 4096));
     for (int i = 0; i < PAGES; i++)
         CHECK(copied[i * 4096] == 'x' && copied[i * 4096 + 1] == buf[i * 4096 + 1]);
 
