@@ -28,11 +28,9 @@
 #define WRITER_BATCH_MAX  600   /* ticks per transaction */
 #define RETRY_INTERVAL_MS 1000  /* probe period while failing */
 #define MAINT_PERIOD_MS   30000 /* roll-ups and retention at most this often */
-/* Maintenance steps back to back while the writer's time awake (the batch it just wrote
- * included) stays within MAINT_BURST_MS, judged by the last step's length, then a rest of
- * MAINT_REST_MS (or until a tick is queued): a backlog of chunk steps (10-25 ms each at 1 000
- * disks) does not hold a core for the second until the next tick, and no burst is much longer
- * than one step. */
+/* Maintenance steps back to back for at most MAINT_BURST_MS, then a rest of MAINT_REST_MS (or
+ * until a tick is queued): a backlog of chunk steps (10-15 ms each at 1 000 disks) does not hold a
+ * core for the second until the next tick. */
 #define MAINT_BURST_MS 10
 #define MAINT_REST_MS  5
 
@@ -47,7 +45,6 @@ struct writer {
     int stop;
     uint64_t dropped_at_failure; /* the queue's drop count when the failure began; writer thread */
     int64_t newest_tick_ms;      /* wall time of the newest tick written; writer thread */
-    int64_t step_ns; /* a maintenance step's length: the last, or more after a long one; writer */
     struct tick *batch[WRITER_BATCH_MAX];
 };
 
@@ -168,11 +165,11 @@ static void report_size(struct writer *w, const struct db_retention *r)
 
 /* Maintenance steps until none is left (returns 0), or until a tick is queued with steps left
  * (returns 1: the writer goes on after writing it, rather than MAINT_PERIOD_MS later). */
-static int run_maintenance(struct writer *w, int64_t awake_ns)
+static int run_maintenance(struct writer *w)
 {
     struct db_retention r;
     int64_t now_ms = clock_wall_ns() / 1000000;
-    int rc, left = 0, rested = 0;
+    int rc, left = 0;
 
     pthread_mutex_lock(&w->lock);
     r = w->settings.retention;
@@ -181,35 +178,27 @@ static int run_maintenance(struct writer *w, int64_t awake_ns)
     if (w->newest_tick_ms > now_ms)
         now_ms = w->newest_tick_ms;
     /* Bounded steps, and queued ticks go first: maintenance yields as soon as one arrives, and
-     * rests before a step that would take the writer's time awake (since `awake_ns`, when it
-     * woke for the batch it wrote, or since the last rest) past MAINT_BURST_MS, going by the
-     * steps' recent length (step_ns); right after a rest a step always runs, however long. */
-    for (;;) {
-        int64_t t0 = clock_mono_ns();
+     * rests after MAINT_BURST_MS of steps. */
+    int64_t burst_start = clock_mono_ns();
 
-        if (!rested && t0 - awake_ns + w->step_ns > MAINT_BURST_MS * 1000000LL) {
-            pthread_mutex_lock(&w->lock);
-            w->stats.maint_rests++;
-            pthread_mutex_unlock(&w->lock);
-            if ((left = queue_wait(w->queue, MAINT_REST_MS)))
-                break;
-            awake_ns = clock_mono_ns();
-            rested = 1;
-            continue;
-        }
+    for (;;) {
         rc = db_maintain(w->db, now_ms, &r);
-        t0 = clock_mono_ns() - t0;
-        /* a long step is remembered over the short ones after it (a last step that found
-         * nothing to do, say) for a while: a quarter less each step */
-        w->step_ns = t0 > w->step_ns * 3 / 4 ? t0 : w->step_ns * 3 / 4;
-        rested = 0;
         if (rc < 0 && rc != -EBUSY)
             log_warnx("database %s: roll-up/retention step failed: %s", db_path(w->db),
                       db_errmsg(w->db));
         if (rc <= 0)
             break;
-        if ((left = queue_wait(w->queue, 0)))
+        if (clock_mono_ns() - burst_start < MAINT_BURST_MS * 1000000LL) {
+            if ((left = queue_wait(w->queue, 0)))
+                break;
+            continue;
+        }
+        pthread_mutex_lock(&w->lock);
+        w->stats.maint_rests++;
+        pthread_mutex_unlock(&w->lock);
+        if ((left = queue_wait(w->queue, MAINT_REST_MS)))
             break;
+        burst_start = clock_mono_ns();
     }
     /* Give the WAL's space back once the backlog is done; a reader that holds it back (-EBUSY)
      * only delays this. While steps are left the writer is back after one tick, and a TRUNCATE
@@ -270,7 +259,7 @@ static void *writer_main(void *arg)
          * oldest out of a full queue.
          */
         size_t want = 1;
-        int64_t window = 0, age, awake_ns;
+        int64_t window = 0, age;
         if (commit_ms > tick_ms && tick_ms > 0) {
             struct queue_stats qs;
 
@@ -284,11 +273,9 @@ static void *writer_main(void *arg)
         }
         queue_wait_count(w->queue, want, want > 1 ? (int64_t)want * tick_ms + tick_ms / 10 : 1000);
         age = queue_oldest_age_ms(w->queue);
-        awake_ns = clock_mono_ns();
         if (age >= 0) {
             if (want > 1 && age < window)
                 queue_wait_count(w->queue, want, window - age);
-            awake_ns = clock_mono_ns();
             rc = write_batch(w, WRITER_BATCH_MAX, 0);
             if (rc <= 0)
                 continue;
@@ -301,7 +288,7 @@ static void *writer_main(void *arg)
                 w->stats.maint_resumes++;
                 pthread_mutex_unlock(&w->lock);
             }
-            maint_left = run_maintenance(w, awake_ns);
+            maint_left = run_maintenance(w);
             last_maint = clock_mono_ns();
             maint_tick_ms = w->newest_tick_ms;
         }

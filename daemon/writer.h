@@ -31,7 +31,7 @@ struct writer_stats {
     /* SQLite's memory on the writer's connection at the last maintenance (db_mem_get); 0
      * before: its prepared statements, the schema, the page cache */
     int64_t db_stmt_bytes, db_schema_bytes, db_cache_bytes;
-    uint64_t maint_rests;   /* rests before a maintenance step (MAINT_BURST_MS would be passed) */
+    uint64_t maint_rests;   /* rests between maintenance steps (MAINT_BURST_MS reached) */
     uint64_t maint_resumes; /* maintenance backlogs taken up again right after a write */
 };
 

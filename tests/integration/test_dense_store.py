@@ -203,7 +203,7 @@ def main():
         check(d.query("SELECT count(*) FROM obj_disk_chunks")[0][0] >= chunked[0],
               "the daemon kept the chunks")
         # its own writer chunks the 30 min left plain (the default keeps 1 to 6 minutes): dozens of
-        # steps, which it breaks with a rest before any that would keep it awake past 10 ms
+        # steps back to back, which it breaks with a rest after every 10 ms of them
         deadline, plain = time.time() + 90, None
         while time.time() < deadline:
             plain = d.query("SELECT count(*) FROM ticks")[0][0]
