@@ -3,7 +3,8 @@
  * a file named like a library: the clean one's resident pages are dropped and read back intact;
  * the one with private copies (written, then made read-only, as the loader does with relocated
  * data) is left alone and keeps what was written; a mapping of a name not listed is left alone;
- * with no list, every file's clean mappings are dropped, still not the one with private copies.
+ * with no list, every file's clean private mappings are dropped, still not the one with private
+ * copies nor a shared one.
  */
 #include "base/mem.h"
 #include "testlib.h"
@@ -99,6 +100,15 @@ int main(void)
     for (int i = 0; i < PAGES; i++)
         CHECK(copied[i * 4096] == 'x' && copied[i * 4096 + 1] == buf[i * 4096 + 1]);
 
+    /* A shared read-only mapping of the file is not one of those: left alone, even with no list. */
+    int sfd = open(path, O_RDONLY);
+    char *shared = sfd >= 0 ? mmap(NULL, PAGES * 4096, PROT_READ, MAP_SHARED, sfd, 0) : MAP_FAILED;
+    CHECK(shared != MAP_FAILED);
+    if (sfd >= 0)
+        close(sfd);
+    for (int i = 0; shared != MAP_FAILED && i < PAGES; i++)
+        sum += shared[i * 4096];
+
     /* No list: every file's clean read-only mappings, this test's own code among them (which
      * runs on, mapped back as it runs); still not the one with private copies. */
     before = rss_of(clean);
@@ -111,6 +121,10 @@ int main(void)
     for (int i = 0; i < PAGES; i++)
         CHECK(copied[i * 4096] == 'x' && copied[i * 4096 + 1] == buf[i * 4096 + 1]);
 
+    if (shared != MAP_FAILED) {
+        CHECK_INT(rss_of(shared), PAGES * 4); /* the shared mapping kept its pages */
+        munmap(shared, PAGES * 4096);
+    }
     munmap(clean, PAGES * 4096);
     munmap(copied, PAGES * 4096);
     unlink(path);
