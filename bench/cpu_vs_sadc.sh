@@ -19,8 +19,8 @@ cpu_ns() { # sum of on-CPU ns over all threads of a pid
 }
 
 "$perflogd" --db "$dir/perflog.db" --log-level warn & pp=$!
-"$sadc" -S XDISK -S SNMP 1 $((secs + 30)) "$dir/sa.data" & sp=$!
-sleep 10 # both past start-up: database created, first samples taken
+"$sadc" -S XDISK -S SNMP 1 $((secs + ${WARMUP:-10} + 20)) "$dir/sa.data" & sp=$!
+sleep "${WARMUP:-10}" # both past start-up: database created, first samples taken (WARMUP: seconds)
 p0=$(cpu_ns $pp); s0=$(cpu_ns $sp)
 # Ticks counted by id: in a window past ~6 min the oldest ticks move into ticks_chunks, and a
 # count(*) of ticks would shrink.
