@@ -62,6 +62,9 @@ struct db {
     struct db_size size;                   /* from the last maintain_size */
     int64_t wal_bytes;  /* the WAL's budget (wal_budget), set by the last maintain_size */
     int64_t page_bytes; /* the file's page size: 2048 when new, 4096 for older files */
+    /* Bit i set when value table i's tables exist (schema_value_tables): made when the object's
+     * first instance comes, so only those of the objects that have had one are read. */
+    uint64_t tables;
     /*
      * The running minute roll-up (rollup_acc.h). When acc_on, acc holds exactly the ticks
      * [acc_first, acc_last], all of minute acc_minute, and acc_first is the first tick of that
@@ -200,19 +203,49 @@ static int64_t query_int(struct db *d, const char *sql, int64_t a, int64_t b, in
     return v;
 }
 
+/* Whether value table i's tables exist. */
+static int table_on(const struct db *d, int i)
+{
+    return (int)((d->tables >> i) & 1);
+}
+
+/* Bit i set for each value table i whose raw table is in the file. */
+static uint64_t tables_in_file(struct db *d)
+{
+    sqlite3_stmt *st;
+    uint64_t m = 0;
+
+    if (sqlite3_prepare_v2(d->conn, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, schema_value_table(i), -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            m |= UINT64_C(1) << i;
+    }
+    sqlite3_finalize(st);
+    return m;
+}
+
 /* min or max (`agg`) of bucket_ms over roll-up tier `sfx` of every value table, or dflt when they
  * are all empty: no single object is present on every machine (wine has no Memory object). */
 static int64_t tier_edge(struct db *d, const char *agg, const char *sfx, int64_t dflt)
 {
     struct sbuf b = {0};
     int64_t v = dflt;
+    int first = 1;
 
     sbuf_printf(&b, "SELECT %s(x) FROM (", agg);
-    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
-        sbuf_printf(&b, "%sSELECT %s(bucket_ms) AS x FROM %s_%s", i ? " UNION ALL " : "", agg,
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
+        if (!table_on(d, i))
+            continue;
+        sbuf_printf(&b, "%sSELECT %s(bucket_ms) AS x FROM %s_%s", first ? "" : " UNION ALL ", agg,
                     schema_value_table(i), sfx);
+        first = 0;
+    }
     sbuf_printf(&b, ")");
-    if (sbuf_ok(&b))
+    if (!first && sbuf_ok(&b))
         v = query_int(d, b.s, 0, 0, dflt);
     sbuf_free(&b);
     return v;
@@ -223,6 +256,8 @@ static int has_chunks(struct db *d, int o)
 {
     char sql[128];
 
+    if (!table_on(d, o))
+        return 0;
     snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM %s_chunks)", counter_objects[o].table);
     return query_int(d, sql, 0, 0, 0) != 0;
 }
@@ -295,6 +330,8 @@ static int add_missing_columns(struct db *d)
     for (int o = 0; rc == 0 && o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
 
+        if (!table_on(d, o))
+            continue;
         for (size_t f = 0; rc == 0 && f < od->nfields; f++)
             rc = add_column(d, has, od->table, od->fields[f].column, "INTEGER");
         snprintf(table, sizeof(table), "%s_chunks", od->table);
@@ -345,6 +382,12 @@ static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
     }
     schema_tables(&b);
     schema_ticks_tables(&b);
+    /* The value tables of the objects the file has (an older version's file gains the tables
+     * its version lacked for them); the others come with their first instance. */
+    d->tables = tables_in_file(d);
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
+        if (table_on(d, i))
+            schema_value_tables(&b, i);
     if (!sbuf_ok(&b)) {
         rc = -ENOMEM;
         goto fail;
@@ -360,9 +403,10 @@ static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
         goto fail;
     sbuf_free(&b);
     for (int o = 0; o < OBJ_COUNT; o++)
-        schema_all_view(&b, o, has_chunks(d, o));
+        if (table_on(d, o))
+            schema_all_view(&b, o, has_chunks(d, o));
     schema_ticks_view(&b, has_ticks_chunks(d));
-    if (schema_views(&b, chunked_mask(d)) < 0 || !sbuf_ok(&b)) {
+    if (schema_views(&b, chunked_mask(d), d->tables) < 0 || !sbuf_ok(&b)) {
         rc = -ENOMEM;
         goto fail;
     }
@@ -491,7 +535,7 @@ static int prepare_all(struct db *d)
     if (rc < 0)
         return rc;
     for (int o = 0; o < OBJ_COUNT; o++)
-        if (!ins_stmt(d, o, 1, &rc))
+        if (table_on(d, o) && !ins_stmt(d, o, 1, &rc))
             return rc;
     return pdh_extra_store_new(d->conn, &d->pdh);
 }
@@ -788,7 +832,7 @@ static int hacc_flush(struct db *d)
         return 0;
     }
     rc = write_buckets(d, d->hacc, RS_INS_1H, d->hacc_hour);
-    if (rc == 0) {
+    if (rc == 0 && table_on(d, SCHEMA_PDH_TABLE)) {
         sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1H, SCHEMA_PDH_TABLE, &rc);
 
         if (st) {
@@ -840,7 +884,7 @@ static int acc_flush(struct db *d, int64_t mark)
     int rc = write_buckets(d, d->acc, RS_INS_1M, d->acc_minute);
 
     /* The extra PDH series are few: the batch statement rolls up their share of the ticks. */
-    if (rc == 0) {
+    if (rc == 0 && table_on(d, SCHEMA_PDH_TABLE)) {
         sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1M, SCHEMA_PDH_TABLE, &rc);
 
         if (st) {
@@ -898,6 +942,34 @@ static int acc_before_tick(struct db *d, int64_t minute, int64_t tick_id, int *f
     return 0;
 }
 
+/*
+ * Make value table i's tables, in the caller's transaction, when it has none yet: the object's
+ * first instance has come. The views gain its SELECTs at the same time (readers re-prepare on the
+ * schema change). A rollback takes them away again (db_write_ticks reads d->tables anew).
+ */
+static int tables_make(struct db *d, int i)
+{
+    struct sbuf b = {0};
+    int rc;
+
+    if (table_on(d, i))
+        return 0;
+    log_info("%s: first %s values: creating its tables", d->path,
+             i == SCHEMA_PDH_TABLE ? "extra PDH" : counter_objects[i].name);
+    schema_value_tables(&b, i);
+    if (i != SCHEMA_PDH_TABLE)
+        schema_all_view(&b, i, 0);
+    if (schema_views(&b, chunked_mask(d), d->tables | UINT64_C(1) << i) < 0 || !sbuf_ok(&b)) {
+        sbuf_free(&b);
+        return -ENOMEM;
+    }
+    rc = exec(d, b.s);
+    sbuf_free(&b);
+    if (rc == 0)
+        d->tables |= UINT64_C(1) << i;
+    return rc;
+}
+
 static int write_tick(struct db *d, const struct tick *t)
 {
     int64_t minute = t->wall_ms / MINUTE_MS * MINUTE_MS;
@@ -923,6 +995,8 @@ static int write_tick(struct db *d, const struct tick *t)
         const struct tick_object *to = &t->obj[o];
         int width = 2 + (int)od->nfields; /* parameters per row */
 
+        if (to->n && (rc = tables_make(d, o)) < 0)
+            return rc;
         for (size_t r0 = 0; r0 < to->n;) {
             size_t nrows = to->n - r0 >= INS_ROWS_PER_STMT ? INS_ROWS_PER_STMT : 1;
             sqlite3_stmt *st = ins_stmt(d, o, nrows, &rc);
@@ -961,6 +1035,8 @@ static int write_tick(struct db *d, const struct tick *t)
     d->prev_id = tick_id;
     if (fold)
         d->acc_last = tick_id;
+    if (t->n_extras && (rc = tables_make(d, SCHEMA_PDH_TABLE)) < 0)
+        return rc;
     return pdh_extra_store_write(d->pdh, tick_id, t);
 }
 
@@ -979,6 +1055,8 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
             name_map_clear(&d->inst[o]);
         inst_rows_forget(d);
         pdh_extra_store_forget(d->pdh);
+        /* So are the tables it made. */
+        d->tables = tables_in_file(d);
         /* Its ticks are gone, and so is what the running roll-ups knew of them. */
         acc_drop(d);
         hacc_drop(d);
@@ -1039,9 +1117,11 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
     if (d->acc_on && upto >= d->acc_first)
         upto = d->acc_first - 1;
     for (int i = 0; rc == 0 && upto > last && i < SCHEMA_NVALUE_TABLES; i++) {
-        sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1M, i, &rc);
+        sqlite3_stmt *st;
 
-        if (!st)
+        if (!table_on(d, i))
+            continue;
+        if (!(st = rollup_stmt(d, RS_BATCH_1M, i, &rc)))
             break;
         sqlite3_bind_int64(st, 1, last);
         sqlite3_bind_int64(st, 2, upto);
@@ -1096,9 +1176,11 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
     if (d->hacc_on && end > d->hacc_hour)
         end = d->hacc_hour;
     for (int i = 0; rc == 0 && next < end && i < SCHEMA_NVALUE_TABLES; i++) {
-        sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1H, i, &rc);
+        sqlite3_stmt *st;
 
-        if (!st)
+        if (!table_on(d, i))
+            continue;
+        if (!(st = rollup_stmt(d, RS_BATCH_1H, i, &rc)))
             break;
         sqlite3_bind_int64(st, 1, next);
         sqlite3_bind_int64(st, 2, end);
@@ -1399,7 +1481,8 @@ static int chunk_ticks(struct db *d, int64_t lo, int64_t hi)
     sqlite3_stmt *sel = NULL;
     int rc, chunked;
 
-    if (query_int(d,
+    if (table_on(d, SCHEMA_PDH_TABLE) &&
+        query_int(d,
                   "SELECT EXISTS (SELECT 1 FROM " PDH_EXTRA_TABLE " WHERE tick BETWEEN ?1 AND ?2)",
                   lo, hi, 1))
         return 0;
@@ -1503,16 +1586,29 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
         query_int(d, "SELECT max(t_ms) FROM ticks WHERE id BETWEEN ?1 AND ?2", lo, hi, INT64_MAX) >=
             now_ms - (int64_t)r->chunk_after_s * 1000)
         return 0;
-    chunked = has_chunks(d, (int)obj);
-    end = slice_end(d, counter_objects[obj].table, lo, hi, inst);
-    rc = chunk_span(d, (int)obj, lo, hi, inst, end);
+    /* Objects without tables have no rows to chunk. */
+    while (obj < OBJ_COUNT && !table_on(d, (int)obj)) {
+        obj++;
+        inst = INT64_MIN;
+    }
+    if (obj == OBJ_COUNT) {
+        chunked = 1;
+        end = INT64_MAX;
+        rc = 0;
+        obj = OBJ_COUNT - 1; /* the span is done: the step below moves on to the next */
+    } else {
+        chunked = has_chunks(d, (int)obj);
+        end = slice_end(d, counter_objects[obj].table, lo, hi, inst);
+        rc = chunk_span(d, (int)obj, lo, hi, inst, end);
+    }
     if (rc == 0 && !chunked && has_chunks(d, (int)obj)) {
         /* The first chunks of this object: from now on its view needs chunk_rows, and readers
          * re-prepare on the schema change. */
         struct sbuf b = {0};
 
         schema_all_view(&b, (int)obj, 1);
-        rc = schema_views(&b, chunked_mask(d)) == 0 && sbuf_ok(&b) ? exec(d, b.s) : -ENOMEM;
+        rc = schema_views(&b, chunked_mask(d), d->tables) == 0 && sbuf_ok(&b) ? exec(d, b.s)
+                                                                              : -ENOMEM;
         sbuf_free(&b);
     }
     if (rc == 0 && end != INT64_MAX) {
@@ -1536,14 +1632,16 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
 /* Delete the raw rows and the chunks of ticks up to `upto`, and the ticks. A chunk that also
  * holds later ticks stays: its points of deleted ticks match no tick and a reader's tick range,
  * and it goes at a later step. */
-static void delete_raw(struct sbuf *b, int64_t upto)
+static void delete_raw(const struct db *d, struct sbuf *b, int64_t upto)
 {
     for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
-        sbuf_printf(b, "DELETE FROM %s WHERE tick <= %lld;\n", schema_value_table(i),
-                    (long long)upto);
+        if (table_on(d, i))
+            sbuf_printf(b, "DELETE FROM %s WHERE tick <= %lld;\n", schema_value_table(i),
+                        (long long)upto);
     for (int o = 0; o < OBJ_COUNT; o++)
-        sbuf_printf(b, "DELETE FROM %s_chunks WHERE last_tick <= %lld;\n", counter_objects[o].table,
-                    (long long)upto);
+        if (table_on(d, o))
+            sbuf_printf(b, "DELETE FROM %s_chunks WHERE last_tick <= %lld;\n",
+                        counter_objects[o].table, (long long)upto);
     sbuf_printf(b, "DELETE FROM ticks WHERE id <= %lld;\n", (long long)upto);
     sbuf_printf(b, "DELETE FROM ticks_chunks WHERE last_id <= %lld;\n", (long long)upto);
 }
@@ -1596,7 +1694,7 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
      * once its newest tick is past the cutoff. */
     if (oldest_ticks(d, &chunk_last, &chunk_ms, &cap)) {
         if (chunk_ms < cutoff && chunk_last <= rolled) {
-            delete_raw(&b, chunk_last);
+            delete_raw(d, &b, chunk_last);
             more = 1;
         }
         first = upto = 0;
@@ -1608,7 +1706,7 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
     if (upto > cap)
         upto = cap;
     if (upto >= first && upto > 0) {
-        delete_raw(&b, upto);
+        delete_raw(d, &b, upto);
         more = upto - first + 1 >= tick_batch(d, MAINT_TICK_BATCH);
     }
     /* Roll-up tiers: a day of buckets per call at most. */
@@ -1616,6 +1714,9 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
     hcut = now_ms - (int64_t)r->hour_days * DAY_MS;
     for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
         const char *t = schema_value_table(i);
+
+        if (!table_on(d, i))
+            continue;
         sbuf_printf(&b,
                     "DELETE FROM %s_1m WHERE bucket_ms < min(%lld, (SELECT min(bucket_ms) FROM "
                     "%s_1m) + %lld);\n",
@@ -1692,7 +1793,7 @@ static int prune_oldest(struct db *d, int tier, int64_t keep_ms)
             if (hi < lo || hi <= 0)
                 return 0;
         }
-        delete_raw(&b, hi);
+        delete_raw(d, &b, hi);
     } else {
         const char *sfx = tier == 1 ? "1m" : "1h";
 
@@ -1704,8 +1805,9 @@ static int prune_oldest(struct db *d, int tier, int64_t keep_ms)
         if (hi <= lo)
             return 0;
         for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
-            sbuf_printf(&b, "DELETE FROM %s_%s WHERE bucket_ms < %lld;\n", schema_value_table(i),
-                        sfx, (long long)hi);
+            if (table_on(d, i))
+                sbuf_printf(&b, "DELETE FROM %s_%s WHERE bucket_ms < %lld;\n",
+                            schema_value_table(i), sfx, (long long)hi);
     }
     if (!sbuf_ok(&b)) {
         sbuf_free(&b);
@@ -1825,12 +1927,14 @@ char *db_schema_sql(void)
     struct sbuf b = {0};
 
     schema_tables(&b);
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
+        schema_value_tables(&b, i);
     schema_ticks_tables(&b);
     schema_series(&b);
     for (int o = 0; o < OBJ_COUNT; o++)
         schema_all_view(&b, o, 1);
     schema_ticks_view(&b, 1);
-    if (schema_views(&b, ~UINT64_C(0)) < 0) {
+    if (schema_views(&b, ~UINT64_C(0), ~UINT64_C(0)) < 0) {
         sbuf_free(&b);
         return NULL;
     }

@@ -106,27 +106,34 @@ static int prepare(sqlite3 *conn, const char *sql, sqlite3_stmt **out)
     return rc == SQLITE_OK ? 0 : sql_errno(rc);
 }
 
-int pdh_extra_store_new(sqlite3 *conn, struct pdh_extra_store **out)
+/* The statements, prepared on first use: the tables exist only once a path has come (the writer
+ * makes them then, schema_value_tables). */
+static int store_prepare(struct pdh_extra_store *s)
 {
-    struct pdh_extra_store *s = calloc(1, sizeof(*s));
-    int rc;
+    int rc = 0;
 
-    if (!s)
-        return -ENOMEM;
-    s->conn = conn;
-    rc = prepare(conn, "SELECT id FROM pdh_paths WHERE path = ?", &s->get_path);
-    if (rc == 0)
-        rc = prepare(conn,
+    if (s->ins_value)
+        return 0;
+    if (!s->get_path)
+        rc = prepare(s->conn, "SELECT id FROM pdh_paths WHERE path = ?", &s->get_path);
+    if (rc == 0 && !s->add_path)
+        rc = prepare(s->conn,
                      "INSERT INTO pdh_paths (path, object, instance, counter, first_tick) "
                      "VALUES (?, ?, ?, ?, ?)",
                      &s->add_path);
     if (rc == 0)
-        rc = prepare(conn, "INSERT OR IGNORE INTO " PDH_EXTRA_TABLE " VALUES (?, ?, ?)",
+        rc = prepare(s->conn, "INSERT OR IGNORE INTO " PDH_EXTRA_TABLE " VALUES (?, ?, ?)",
                      &s->ins_value);
-    if (rc < 0) {
-        pdh_extra_store_free(s);
-        return rc;
-    }
+    return rc;
+}
+
+int pdh_extra_store_new(sqlite3 *conn, struct pdh_extra_store **out)
+{
+    struct pdh_extra_store *s = calloc(1, sizeof(*s));
+
+    if (!s)
+        return -ENOMEM;
+    s->conn = conn;
     *out = s;
     return 0;
 }
@@ -194,6 +201,10 @@ static int path_id(struct pdh_extra_store *s, const char *path, int64_t tick_id,
 
 int pdh_extra_store_write(struct pdh_extra_store *s, int64_t tick_id, const struct tick *t)
 {
+    int prc = t->n_extras ? store_prepare(s) : 0;
+
+    if (prc < 0)
+        return prc;
     for (size_t i = 0; i < t->n_extras; i++) {
         const struct tick_extra *x = &t->extras[i];
         int64_t id;

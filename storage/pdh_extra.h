@@ -34,8 +34,8 @@ void pdh_extra_rollup_hour(struct sbuf *b);
 
 struct pdh_extra_store;
 
-/* Prepare the writes on `conn` (whose schema has the tables). Returns 0 and sets *out, or a
- * negative errno. */
+/* The writes on `conn`, prepared on the first tick with extras (the tables must exist by then:
+ * the writer makes them, schema_value_tables). Returns 0 and sets *out, or -ENOMEM. */
 int pdh_extra_store_new(sqlite3 *conn, struct pdh_extra_store **out);
 void pdh_extra_store_free(struct pdh_extra_store *s); /* accepts NULL */
 

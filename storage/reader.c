@@ -270,8 +270,9 @@ static void id_list(struct sbuf *b, const char *column, const int64_t *ids, size
     sbuf_printf(b, ")");
 }
 
-/* 1 when the database has table `table``suffix`: one of an older schema, not yet upgraded by a
- * perflogd, lacks the chunk tables and the tables of objects added since (obj_smb, obj_nfs). */
+/* 1 when the database has table `table``suffix`: an object's tables come with its first instance,
+ * and one of an older schema, not yet upgraded by a perflogd, lacks the chunk tables and the
+ * tables of objects added since (obj_smb, obj_nfs). */
 static int has_table(struct reader *r, const char *table, const char *suffix)
 {
     char sql[160];
@@ -390,6 +391,8 @@ int reader_process_ids(struct reader *r, int64_t tick_from, int64_t tick_to,
 
     /* pid and ppid are fixed for an instance: one row each, by the primary key's tick range,
      * raw or chunked (obj_process_all, since the chunk tables came) */
+    if (!has_table(r, counter_objects[OBJ_PROCESS].table, ""))
+        return 0; /* no process followed yet: its tables come with the first */
     if (prepare(r,
                 has_chunk_table(r, &counter_objects[OBJ_PROCESS])
                     ? "SELECT inst, coalesce(max(pid), -1), coalesce(max(ppid), -1) FROM "
@@ -419,6 +422,8 @@ int reader_rollups(struct reader *r, int obj, enum reader_tier tier, const int64
 
     if (ninst == 0 || od->ncounters > READER_MAX_COUNTERS)
         return ninst == 0 ? 0 : -EINVAL;
+    if (!has_table(r, od->table, tier == READER_1H ? "_1h" : "_1m"))
+        return 0; /* no buckets of an object the file has no tables for */
     sbuf_printf(&b, "SELECT o.bucket_ms, o.inst, o.n");
     for (size_t k = 0; k < od->ncounters; k++)
         sbuf_printf(&b, ", o.c%zu_min, o.c%zu_avg, o.c%zu_max", k, k, k);

@@ -162,13 +162,18 @@ void schema_tables(struct sbuf *b)
            "  t_ms INTEGER,\n"
            "  reading TEXT NOT NULL,\n"
            "  PRIMARY KEY (run_id, edge)\n) WITHOUT ROWID;\n");
-    for (int o = 0; o < OBJ_COUNT; o++) {
-        object_table(b, &counter_objects[o]);
-        chunk_table(b, &counter_objects[o]);
-        rollup_table(b, &counter_objects[o], "1m");
-        rollup_table(b, &counter_objects[o], "1h");
+}
+
+void schema_value_tables(struct sbuf *b, int i)
+{
+    if (i == SCHEMA_PDH_TABLE) {
+        pdh_extra_tables(b);
+        return;
     }
-    pdh_extra_tables(b);
+    object_table(b, &counter_objects[i]);
+    chunk_table(b, &counter_objects[i]);
+    rollup_table(b, &counter_objects[i], "1m");
+    rollup_table(b, &counter_objects[i], "1h");
 }
 
 const char *schema_value_table(int i)
@@ -487,7 +492,29 @@ static void rollup_case(struct sbuf *b, const struct object_def *od, const char 
     sbuf_printf(b, " END");
 }
 
-int schema_views(struct sbuf *b, uint64_t chunked)
+/* A SELECT of `ncols` NULLs and no rows: a view whose tables are all absent still exists. */
+static void no_rows(struct sbuf *b, int ncols)
+{
+    sbuf_printf(b, "SELECT NULL");
+    for (int c = 1; c < ncols; c++)
+        sbuf_printf(b, ", NULL");
+    sbuf_printf(b, " WHERE 0\n");
+}
+
+/* The end of counter_values after the objects' SELECTs (`first`: none came): the extra PDH
+ * series' SELECT when the file has their tables, and no rows at all when nothing came. */
+static void values_tail(struct sbuf *b, uint64_t present, int first)
+{
+    if (present & (UINT64_C(1) << SCHEMA_PDH_TABLE)) {
+        sbuf_printf(b, "%s", first ? "" : "UNION ALL\n");
+        pdh_extra_values_view(b);
+    } else if (first) {
+        no_rows(b, 8);
+    }
+    sbuf_printf(b, ";\n");
+}
+
+int schema_views(struct sbuf *b, uint64_t chunked, uint64_t present)
 {
     int first = 1;
 
@@ -498,6 +525,8 @@ int schema_views(struct sbuf *b, uint64_t chunked)
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
 
+        if (!(present & (UINT64_C(1) << o)))
+            continue; /* no table yet: the object has had no instance */
         /* the raw rows, then (when the object has any) the chunked ones */
         if (values_head(b, od, "t", first) < 0)
             return -1;
@@ -515,9 +544,7 @@ int schema_views(struct sbuf *b, uint64_t chunked)
             return -1;
         first = 0;
     }
-    sbuf_printf(b, "UNION ALL\n");
-    pdh_extra_values_view(b);
-    sbuf_printf(b, ";\n");
+    values_tail(b, present, first);
 
     first = 1;
     sbuf_printf(b,
@@ -528,6 +555,8 @@ int schema_views(struct sbuf *b, uint64_t chunked)
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
 
+        if (!(present & (UINT64_C(1) << o)))
+            continue;
         sbuf_printf(b,
                     "%sSELECT r.tier, r.bucket_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', "
                     "r.bucket_ms / 1000.0, 'unixepoch'), s.path, ",
@@ -546,10 +575,13 @@ int schema_views(struct sbuf *b, uint64_t chunked)
                     od->table, od->table, od->ncounters);
         first = 0;
     }
-    for (int tier = 0; tier < 2; tier++) {
-        sbuf_printf(b, "UNION ALL\n");
+    for (int tier = 0; tier < 2 && (present & (UINT64_C(1) << SCHEMA_PDH_TABLE)); tier++) {
+        sbuf_printf(b, "%s", first ? "" : "UNION ALL\n");
         pdh_extra_rollups_view(b, tier ? "1h" : "1m");
+        first = 0;
     }
+    if (first)
+        no_rows(b, 11);
     sbuf_printf(b, ";\n");
     return sbuf_ok(b) ? 0 : -1;
 }
@@ -590,8 +622,8 @@ static int pc_values_chunked(struct sbuf *b, const struct object_def *od, size_t
     return 0;
 }
 
-int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *values_name,
-                             const char *rollups_name)
+int schema_views_per_counter(struct sbuf *b, uint64_t chunked, uint64_t present,
+                             const char *values_name, const char *rollups_name)
 {
     int first = 1;
 
@@ -601,7 +633,7 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *value
                 values_name);
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
-        for (size_t k = 0; k < od->ncounters; k++) {
+        for (size_t k = 0; (present & (UINT64_C(1) << o)) && k < od->ncounters; k++) {
             /* the raw rows, then (when the object has any) the chunked ones */
             pc_values_head(b, od, &od->counters[k], "t", first);
             if (counter_expr_form(b, od, &od->counters[k], "o", "t.interval_ms", 1) < 0)
@@ -623,9 +655,7 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *value
             first = 0;
         }
     }
-    sbuf_printf(b, "UNION ALL\n");
-    pdh_extra_values_view(b);
-    sbuf_printf(b, ";\n");
+    values_tail(b, present, first);
 
     first = 1;
     sbuf_printf(b,
@@ -636,7 +666,7 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *value
         const char *suffix = tier ? "1h" : "1m";
         for (int o = 0; o < OBJ_COUNT; o++) {
             const struct object_def *od = &counter_objects[o];
-            for (size_t k = 0; k < od->ncounters; k++) {
+            for (size_t k = 0; (present & (UINT64_C(1) << o)) && k < od->ncounters; k++) {
                 const struct counter_def *c = &od->counters[k];
                 sbuf_printf(b,
                             "%sSELECT '%s', r.bucket_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', "
@@ -654,9 +684,14 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *value
                 first = 0;
             }
         }
-        sbuf_printf(b, "UNION ALL\n");
-        pdh_extra_rollups_view(b, suffix);
+        if (present & (UINT64_C(1) << SCHEMA_PDH_TABLE)) {
+            sbuf_printf(b, "%s", first ? "" : "UNION ALL\n");
+            pdh_extra_rollups_view(b, suffix);
+            first = 0;
+        }
     }
+    if (first)
+        no_rows(b, 11);
     sbuf_printf(b, ";\n");
     return sbuf_ok(b) ? 0 : -1;
 }

@@ -45,8 +45,15 @@ void schema_ticks_tables(struct sbuf *b);
 /* DROP and CREATE the view ticks_all (id, t_ms, interval_ms, missed): the plain ticks, and when
  * `chunked` also the chunked ones (through chunk_rows), like schema_all_view. */
 void schema_ticks_view(struct sbuf *b, int chunked);
-/* CREATE TABLE IF NOT EXISTS for every table and index of the current schema version. */
+/* CREATE TABLE IF NOT EXISTS for every table and index of the current schema version but the
+ * value tables' (schema_value_tables). */
 void schema_tables(struct sbuf *b);
+/* CREATE TABLE IF NOT EXISTS for value table i's tables and indexes: an object's raw table, its
+ * chunks and their index, its minute and hour roll-ups (for SCHEMA_PDH_TABLE: pdh_paths,
+ * pdh_values and its roll-ups). The writer makes them when the object's first instance comes,
+ * so a machine without SMB shares, NFS mounts, followed processes or extra PDH paths keeps no
+ * empty tables for them (each b-tree is a page at least, and every connection parses it). */
+void schema_value_tables(struct sbuf *b, int i);
 /* Refill the `counters` table (path parts, unit, kind, roll-up column of every counter). */
 void schema_counters_rows(struct sbuf *b);
 /* Give every instance a `series` row per counter of its object (after schema_counters_rows:
@@ -55,13 +62,15 @@ void schema_counters_rows(struct sbuf *b);
 void schema_series(struct sbuf *b);
 /* DROP and CREATE the views counter_values and counter_rollups (their paths come from series).
  * counter_values reads the chunks of object o (through chunk_rows) when bit o of `chunked` is
- * set, so a database without chunks needs no extension. */
-int schema_views(struct sbuf *b, uint64_t chunked);
+ * set, so a database without chunks needs no extension. Only the value tables whose bit i is set
+ * in `present` have their SELECTs (the others have no tables); with none, the views give no rows.
+ */
+int schema_views(struct sbuf *b, uint64_t chunked, uint64_t present);
 /* For tests only: CREATE TEMP VIEW `values_name` and `rollups_name`, the same views in the form
  * they had before they were one SELECT per object (one SELECT per counter), so a test can
  * compare the two value for value. */
-int schema_views_per_counter(struct sbuf *b, uint64_t chunked, const char *values_name,
-                             const char *rollups_name);
+int schema_views_per_counter(struct sbuf *b, uint64_t chunked, uint64_t present,
+                             const char *values_name, const char *rollups_name);
 /* INSERT ... SELECT that rolls ticks (?1, ?2] of value table `i` up into its per-minute table. */
 int schema_rollup_minute(struct sbuf *b, int i);
 /* INSERT of one bucket of tier `suffix` ("1m", "1h") of object table `obj` (bucket_ms, inst, n,

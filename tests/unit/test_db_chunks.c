@@ -11,6 +11,7 @@
 #include "base/sbuf.h"
 #include "storage/chunk_sql.h"
 #include "storage/db.h"
+#include "storage/pdh_extra.h"
 #include "storage/reader.h"
 #include "storage/schema.h"
 #include "testdb.h"
@@ -212,7 +213,17 @@ static void check_per_counter_form(const char *path, const char *what)
     char *now, *old;
     sqlite3 *conn = shell(path, 1);
 
-    CHECK_INT(schema_views_per_counter(&b, ~UINT64_C(0), "old_values", "old_rollups"), 0);
+    uint64_t present = 0;
+
+    /* the value tables the file has (an object's come with its first instance) */
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
+        snprintf(q, sizeof(q), "SELECT count(*) FROM sqlite_schema WHERE name = '%s'",
+                 schema_value_table(i));
+        if (count(path, q) == 1)
+            present |= UINT64_C(1) << i;
+    }
+    CHECK(present & (UINT64_C(1) << SCHEMA_PDH_TABLE));
+    CHECK_INT(schema_views_per_counter(&b, ~UINT64_C(0), present, "old_values", "old_rollups"), 0);
     CHECK(sbuf_ok(&b));
     CHECK_INT(sqlite3_exec(conn, b.s, NULL, NULL, NULL), SQLITE_OK);
     sbuf_free(&b);
@@ -240,12 +251,20 @@ static void check_per_counter_form(const char *path, const char *what)
 }
 
 /* An extra PDH series with values and a gap, and its roll-ups, so the views' last SELECTs have
- * rows too. */
-static void add_pdh_rows(const char *path)
+ * rows too. The tables come with the first extra path, so the test makes them, as the writer
+ * does, and opens the file again (at an open, the views take in every value table the file has). */
+static void add_pdh_rows(struct db **d, const char *path)
 {
     sqlite3 *conn = NULL;
+    struct sbuf b = {0};
+    char err[512];
 
+    db_close(*d);
+    pdh_extra_tables(&b);
+    CHECK(sbuf_ok(&b));
     CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(conn, b.s, NULL, NULL, NULL), SQLITE_OK);
+    sbuf_free(&b);
     CHECK_INT(sqlite3_exec(conn,
                            "INSERT INTO pdh_paths (id, path, object, instance, counter) VALUES "
                            "(1, '\\Extra\\Counter', 'Extra', NULL, 'Counter');"
@@ -256,6 +275,7 @@ static void add_pdh_rows(const char *path)
                            NULL, NULL, NULL),
               SQLITE_OK);
     sqlite3_close(conn);
+    CHECK_INT(db_open(path, "testhost", d, err, sizeof(err)), 0);
 }
 
 #define Q_VALUES                                                                                   \
@@ -281,7 +301,7 @@ static void test_chunked_equals_plain(void)
     /* a new file has the small pages (db_open) */
     CHECK_INT(count(path, "PRAGMA page_size"), 2048);
     CHECK_INT(maintain_all(d, now, &plain), 0);
-    add_pdh_rows(path);
+    add_pdh_rows(&d, path);
     check_per_counter_form(path, "plain");
     values = shell_snapshot(path, Q_VALUES);
     rollups = shell_snapshot(path, Q_ROLLUPS);
@@ -705,7 +725,7 @@ static void test_edge_values_per_counter(void)
               SQLITE_OK);
     sqlite3_close(conn);
     CHECK_INT(maintain_all(d, now, &plain), 0);
-    add_pdh_rows(path);
+    add_pdh_rows(&d, path);
     check_per_counter_form(path, "edge values, plain");
     CHECK_INT(maintain_all(d, now, &chunked), 0);
     CHECK(count(path, "SELECT count(*) FROM obj_processor_chunks") > 0);

@@ -96,6 +96,21 @@ static int64_t count_rows(sqlite3 *conn, const char *sql)
     return n;
 }
 
+/* Whether main and b (attached) both have table `tbl`; a check fails when only one has it. An
+ * object's tables come with its first instance: both files have them or neither. */
+static int both_have(sqlite3 *conn, const char *tbl)
+{
+    char sql[160];
+    int64_t in_a, in_b;
+
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM main.sqlite_schema WHERE name = '%s'", tbl);
+    in_a = count_rows(conn, sql);
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM b.sqlite_schema WHERE name = '%s'", tbl);
+    in_b = count_rows(conn, sql);
+    CHECK_INT(in_a, in_b);
+    return in_a == 1 && in_b == 1;
+}
+
 /* Roll up everything left on both databases, hours included, and close them. */
 static void finish_both(struct db *da, struct db *db, int64_t wall)
 {
@@ -199,6 +214,8 @@ static void test_incremental_equals_batch(int step_back)
             int64_t diff;
 
             snprintf(tbl, sizeof(tbl), "%s_%s", schema_value_table(i), tier ? "1h" : "1m");
+            if (!both_have(conn, tbl))
+                continue;
             diff = table_diff(conn, tbl, cols);
             if (diff != 0)
                 fprintf(stderr, "%s differs (step_back %d)\n", tbl, step_back);
@@ -230,7 +247,8 @@ static void compare_all(const char *pa, const char *pb)
     for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++)
         for (int tier = 0; tier < 2; tier++) {
             snprintf(tbl, sizeof(tbl), "%s_%s", schema_value_table(i), tier ? "1h" : "1m");
-            CHECK_INT(table_diff(conn, tbl, "*"), 0);
+            if (both_have(conn, tbl))
+                CHECK_INT(table_diff(conn, tbl, "*"), 0);
         }
     CHECK(count_rows(conn, "SELECT count(DISTINCT bucket_ms) FROM obj_disk_1h") >= 3);
     CHECK(count_rows(conn, "SELECT count(*) FROM obj_disk_1h d JOIN instances i ON i.id = d.inst "
@@ -302,8 +320,12 @@ static void test_hours(void)
                        "batch: %d, %lld bytes\n",
                        open_a.stmts, (long long)open_a.stmt_bytes, ma.stmts,
                        (long long)ma.stmt_bytes, mb.stmts, (long long)mb.stmt_bytes);
-                CHECK_INT(ma.stmts, open_a.stmts + OBJ_COUNT + 1);
-                CHECK_INT(mb.stmts, open_b.stmts + 2 * SCHEMA_NVALUE_TABLES);
+                /* Each object's INSERT came with its first rows (a new file has no tables for
+                 * them at the open). The running roll-ups add an INSERT of finished buckets per
+                 * object; the batch two statements per value table (minutes, hours). No extra
+                 * PDH path came, so the file has no tables for them and no statement reads them. */
+                CHECK_INT(ma.stmts, open_a.stmts + OBJ_COUNT + OBJ_COUNT);
+                CHECK_INT(mb.stmts, open_b.stmts + OBJ_COUNT + 2 * OBJ_COUNT);
                 CHECK(ma.stmt_bytes < mb.stmt_bytes);
                 mem_checked = 1;
             }
@@ -355,9 +377,10 @@ static void test_rows_stored(void)
     db_mem_get(d, &m0);
     CHECK_INT(db_write_ticks(d, ticks, 3), 0);
     /* The multi-row INSERT is prepared for the one object that needs it, the disks, at its
-     * first use; every other object has fewer rows than it takes. */
+     * first use; every other object has fewer rows than it takes. Every object's single-row
+     * INSERT comes with its first rows too (with its tables: a new file has none). */
     db_mem_get(d, &m1);
-    CHECK_INT(m1.stmts, m0.stmts + 1);
+    CHECK_INT(m1.stmts, m0.stmts + 1 + OBJ_COUNT);
     db_close(d);
     CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
     CHECK_INT(sqlite3_prepare_v2(conn,
