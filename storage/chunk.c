@@ -4,7 +4,8 @@
  * Layout (all varints are unsigned LEB128, at most 10 bytes; "zz" is zig-zag, so that small
  * negative numbers stay short):
  *
- *   u8      version: CHUNK_VERSION (2), or 1 (the first format: codes 0-3 only)
+ *   u8      version: 3 when some seq uses code 7, else 2 (so a perflogd of before version 3
+ *           reads it); 1 is the first format (codes 0-3 only)
  *   varint  n, the number of points (1..CHUNK_MAX_POINTS)
  *   u8      flags: bit 0 = some value is absent (a bitmap follows); other bits 0
  *   [ceil(n / 8) bytes: bit i set = point i has a value, LSB first; padding bits 0]
@@ -20,6 +21,10 @@
  *   4 BFOR   varint zz(min), blocks of v - min                      (version 2)
  *   5 BDFOR  varint zz(v0), varint zz(dmin), blocks of (v[i] - v[i-1]) - dmin, i >= 1
  *   6 BZZ    varint zz(v0), blocks of zz(v[i] - v[i-1]), i >= 1
+ *   7 SCALE  varint g (>= 2), varint zz(v0), then a seq of codes 0-6 of the k numbers
+ *            q[i] = (v[i] - v0) / g                                          (version 3)
+ *            when every v[i] - v0 is a multiple of g: memory sizes in KiB of 4 KiB pages,
+ *            sectors of 4 KiB writes, jiffies of a 250 Hz kernel in ms: 2-3 bits a value less
  * Blocks: the unsigned numbers in groups of BLOCK (4; the last group may be shorter), each group
  * in its own width w (0..64 bits, the fewest that hold its largest number), so that a burst costs
  * only the groups it touches: an idle counter with a write now and then is zeros but for a few
@@ -46,7 +51,8 @@ enum {
     SEQ_DVAR = 3,
     SEQ_BFOR = 4,
     SEQ_BDFOR = 5,
-    SEQ_BZZ = 6
+    SEQ_BZZ = 6,
+    SEQ_SCALE = 7
 };
 enum { BLOCK = 4 };
 
@@ -304,83 +310,168 @@ static void put_blocks(struct bytes *b, const uint64_t *x, size_t from, size_t k
     bw_flush(&bw);
 }
 
-static void put_seq(struct bytes *b, const int64_t *v, size_t k)
-{
+/* The shortest of codes 0-6 for v[0..k) and its size in bytes, computed without writing it. */
+struct seq_plan {
+    unsigned code;
+    size_t size;
     int64_t vmin, dmin;
-    uint64_t vrange = range_of(v, k, 0, &vmin);
-    unsigned w = width_of(vrange), wd = 0;
-    size_t for_size = 2 + varint_size(zz(vmin)) + packed_size(k, w);
-    size_t dfor_size = SIZE_MAX, dvar_size = 1 + varint_size(zz(v[0]));
+    unsigned w, wd;
+};
 
+static void seq_plan(const int64_t *v, size_t k, struct seq_plan *p)
+{
+    uint64_t vrange = range_of(v, k, 0, &p->vmin);
+    size_t for_size, dfor_size, dvar_size, bs[3], bfor, bdfor, bzz;
+
+    p->w = width_of(vrange);
+    p->wd = 0;
+    p->dmin = 0;
     if (vrange == 0) {
-        put_u8(b, SEQ_SAME);
-        put_varint(b, zz(v[0]));
+        p->code = SEQ_SAME;
+        p->size = 1 + varint_size(zz(v[0]));
         return;
     }
     /* k >= 2 here: one value has no range */
-    wd = width_of(range_of(v, k, 1, &dmin));
-    dfor_size = 2 + varint_size(zz(v[0])) + varint_size(zz(dmin)) + packed_size(k - 1, wd);
+    for_size = 2 + varint_size(zz(p->vmin)) + packed_size(k, p->w);
+    p->wd = width_of(range_of(v, k, 1, &p->dmin));
+    dfor_size = 2 + varint_size(zz(v[0])) + varint_size(zz(p->dmin)) + packed_size(k - 1, p->wd);
+    dvar_size = 1 + varint_size(zz(v[0]));
     for (size_t i = 1; i < k; i++)
         dvar_size += varint_size(zz((int64_t)((uint64_t)v[i] - (uint64_t)v[i - 1])));
-    {
-        size_t bs[3], bfor, bdfor, bzz, best = for_size;
-
-        blk_sizes(v, k, (uint64_t)vmin, (uint64_t)dmin, bs);
-        bfor = 1 + varint_size(zz(vmin)) + bs[0];
-        bdfor = 1 + varint_size(zz(v[0])) + varint_size(zz(dmin)) + bs[1];
-        bzz = 1 + varint_size(zz(v[0])) + bs[2];
-        if (dfor_size < best)
-            best = dfor_size;
-        if (dvar_size < best)
-            best = dvar_size;
-        if (bfor < best || bdfor < best || bzz < best) {
-            /* the first of the shortest, in this order */
-            unsigned code = bfor <= bdfor && bfor <= bzz ? SEQ_BFOR
-                            : bdfor <= bzz               ? SEQ_BDFOR
-                                                         : SEQ_BZZ;
-            uint64_t *x = malloc(k * sizeof *x);
-
-            if (!x) {
-                b->oom = 1;
-                return;
-            }
-            put_u8(b, code);
-            if (code == SEQ_BFOR) {
-                put_varint(b, zz(vmin));
-                for (size_t i = 0; i < k; i++)
-                    x[i] = (uint64_t)v[i] - (uint64_t)vmin;
-            } else {
-                put_varint(b, zz(v[0]));
-                if (code == SEQ_BDFOR)
-                    put_varint(b, zz(dmin));
-                for (size_t i = 1; i < k; i++) {
-                    uint64_t d = (uint64_t)v[i] - (uint64_t)v[i - 1];
-
-                    x[i] = code == SEQ_BDFOR ? d - (uint64_t)dmin : zz((int64_t)d);
-                }
-            }
-            put_blocks(b, x, code == SEQ_BFOR ? 0 : 1, k);
-            free(x);
-            return;
-        }
-    }
-    if (for_size <= dfor_size && for_size <= dvar_size) {
-        put_u8(b, SEQ_FOR);
-        put_varint(b, zz(vmin));
-        put_u8(b, w);
-        put_packed(b, v, k, (uint64_t)vmin, w, 0);
-    } else if (dfor_size <= dvar_size) {
-        put_u8(b, SEQ_DFOR);
-        put_varint(b, zz(v[0]));
-        put_varint(b, zz(dmin));
-        put_u8(b, wd);
-        put_packed(b, v, k, (uint64_t)dmin, wd, 1);
+    blk_sizes(v, k, (uint64_t)p->vmin, (uint64_t)p->dmin, bs);
+    bfor = 1 + varint_size(zz(p->vmin)) + bs[0];
+    bdfor = 1 + varint_size(zz(v[0])) + varint_size(zz(p->dmin)) + bs[1];
+    bzz = 1 + varint_size(zz(v[0])) + bs[2];
+    p->size = for_size;
+    if (dfor_size < p->size)
+        p->size = dfor_size;
+    if (dvar_size < p->size)
+        p->size = dvar_size;
+    if (bfor < p->size || bdfor < p->size || bzz < p->size) {
+        /* the first of the shortest block codes, in this order */
+        p->code = bfor <= bdfor && bfor <= bzz ? SEQ_BFOR : bdfor <= bzz ? SEQ_BDFOR : SEQ_BZZ;
+        p->size = p->code == SEQ_BFOR ? bfor : p->code == SEQ_BDFOR ? bdfor : bzz;
     } else {
-        put_u8(b, SEQ_DVAR);
+        p->code = for_size <= dfor_size && for_size <= dvar_size ? SEQ_FOR
+                  : dfor_size <= dvar_size                       ? SEQ_DFOR
+                                                                 : SEQ_DVAR;
+    }
+}
+
+/* Write v[0..k) in the code `p` chose. */
+static void seq_write(struct bytes *b, const int64_t *v, size_t k, const struct seq_plan *p)
+{
+    uint64_t *x;
+
+    put_u8(b, p->code);
+    switch (p->code) {
+    case SEQ_SAME:
+        put_varint(b, zz(v[0]));
+        return;
+    case SEQ_FOR:
+        put_varint(b, zz(p->vmin));
+        put_u8(b, p->w);
+        put_packed(b, v, k, (uint64_t)p->vmin, p->w, 0);
+        return;
+    case SEQ_DFOR:
+        put_varint(b, zz(v[0]));
+        put_varint(b, zz(p->dmin));
+        put_u8(b, p->wd);
+        put_packed(b, v, k, (uint64_t)p->dmin, p->wd, 1);
+        return;
+    case SEQ_DVAR:
         put_varint(b, zz(v[0]));
         for (size_t i = 1; i < k; i++)
             put_varint(b, zz((int64_t)((uint64_t)v[i] - (uint64_t)v[i - 1])));
+        return;
+    default: /* the block codes */
+        break;
     }
+    x = malloc(k * sizeof *x);
+    if (!x) {
+        b->oom = 1;
+        return;
+    }
+    if (p->code == SEQ_BFOR) {
+        put_varint(b, zz(p->vmin));
+        for (size_t i = 0; i < k; i++)
+            x[i] = (uint64_t)v[i] - (uint64_t)p->vmin;
+    } else {
+        put_varint(b, zz(v[0]));
+        if (p->code == SEQ_BDFOR)
+            put_varint(b, zz(p->dmin));
+        for (size_t i = 1; i < k; i++) {
+            uint64_t d = (uint64_t)v[i] - (uint64_t)v[i - 1];
+
+            x[i] = p->code == SEQ_BDFOR ? d - (uint64_t)p->dmin : zz((int64_t)d);
+        }
+    }
+    put_blocks(b, x, p->code == SEQ_BFOR ? 0 : 1, k);
+    free(x);
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The greatest common divisor g of the differences v[i] - v[0] when it is at least 2 and each of
+ * them, and g, fit an int64_t (so q[i] = (v[i] - v[0]) / g is exact); else 0. Stops at the first
+ * difference that leaves g at 1, so a noisy series costs a few steps. */
+static uint64_t scale_of(const int64_t *v, size_t k)
+{
+    uint64_t g = 0;
+
+    for (size_t i = 1; i < k; i++) {
+        int64_t d;
+
+        if ((v[0] < 0 && v[i] > INT64_MAX + v[0]) || (v[0] > 0 && v[i] < INT64_MIN + v[0]))
+            return 0; /* v[i] - v[0] does not fit */
+        d = v[i] - v[0];
+        g = gcd64(g, d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d);
+        if (g == 1)
+            return 0;
+    }
+    return g >= 2 && g <= (uint64_t)INT64_MAX ? g : 0;
+}
+
+/* A seq of v[0..k): the shortest of codes 0-6, or of SCALE over them when the values share a
+ * divisor (the plain one on a tie). Sets *scaled when SCALE was written. */
+static void put_seq(struct bytes *b, const int64_t *v, size_t k, int *scaled)
+{
+    uint64_t g = k >= 2 ? scale_of(v, k) : 0;
+    struct seq_plan plain, sc;
+    int64_t *q;
+
+    seq_plan(v, k, &plain);
+    if (!g) {
+        seq_write(b, v, k, &plain);
+        return;
+    }
+    q = malloc(k * sizeof *q);
+    if (!q) {
+        b->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < k; i++)
+        q[i] = (v[i] - v[0]) / (int64_t)g;
+    seq_plan(q, k, &sc);
+    if (1 + varint_size(g) + varint_size(zz(v[0])) + sc.size < plain.size) {
+        put_u8(b, SEQ_SCALE);
+        put_varint(b, g);
+        put_varint(b, zz(v[0]));
+        seq_write(b, q, k, &sc);
+        *scaled = 1;
+    } else {
+        seq_write(b, v, k, &plain);
+    }
+    free(q);
 }
 
 int chunk_encode(const struct chunk_points *p, uint8_t **out, size_t *out_len)
@@ -388,7 +479,7 @@ int chunk_encode(const struct chunk_points *p, uint8_t **out, size_t *out_len)
     struct bytes b = {0};
     int64_t *tmp = NULL;
     size_t n = p->n, m = 0;
-    int has_nulls = 0, rc = -ENOMEM;
+    int has_nulls = 0, scaled = 0, rc = -ENOMEM;
 
     if (n == 0 || n > CHUNK_MAX_POINTS)
         return -EINVAL;
@@ -405,7 +496,7 @@ int chunk_encode(const struct chunk_points *p, uint8_t **out, size_t *out_len)
         else
             tmp[m++] = p->values[i];
     }
-    put_u8(&b, CHUNK_VERSION);
+    put_u8(&b, 2);
     put_varint(&b, n);
     put_u8(&b, (unsigned)has_nulls);
     if (has_nulls) {
@@ -427,13 +518,15 @@ int chunk_encode(const struct chunk_points *p, uint8_t **out, size_t *out_len)
             goto out;
         for (size_t i = 1; i < n; i++)
             d[i - 1] = p->ticks[i] - p->ticks[i - 1];
-        put_seq(&b, d, n - 1);
+        put_seq(&b, d, n - 1, &scaled);
         free(d);
     }
     if (m > 0)
-        put_seq(&b, tmp, m);
+        put_seq(&b, tmp, m, &scaled);
     if (b.oom)
         goto out;
+    /* version 2 unless a SCALE was written: a perflogd of before version 3 reads the others */
+    b.p[0] = scaled ? CHUNK_VERSION : 2;
     *out = b.p;
     *out_len = b.len;
     b.p = NULL;
@@ -648,6 +741,24 @@ static void get_seq(struct reader *r, int64_t *v, size_t k, unsigned version)
         for (size_t i = 1; i < k && !r->bad; i++)
             v[i] = (int64_t)((uint64_t)v[i - 1] + (uint64_t)unzz(get_varint(r)));
         return;
+    case SEQ_SCALE: {
+        uint64_t g;
+        int64_t v0;
+
+        if (version < 3)
+            break;
+        g = get_varint(r);
+        v0 = unzz(get_varint(r));
+        if (r->bad || g < 2) {
+            r->bad = 1;
+            return;
+        }
+        /* the quotients: codes 0-6 only (read as version 2), never another SCALE */
+        get_seq(r, v, k, 2);
+        for (size_t i = 0; i < k && !r->bad; i++)
+            v[i] = (int64_t)((uint64_t)v0 + (uint64_t)v[i] * g);
+        return;
+    }
     case SEQ_BFOR:
     case SEQ_BDFOR:
     case SEQ_BZZ:

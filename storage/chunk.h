@@ -13,7 +13,9 @@
  *     varint), frame of reference (minimum + fixed-width bit packing), bit-packed first
  *     differences (the same on v[i] - v[i-1]), zig-zag varints of the first differences, and
  *     (version 2) frame of reference, first differences or their zig-zag in groups of 4 numbers
- *     with a bit width per group, so that a burst in an idle counter widens only its groups.
+ *     with a bit width per group, so that a burst in an idle counter widens only its groups;
+ *     (version 3) any of those over (v - v0) / g when the values share a divisor g (KiB of
+ *     whole pages, sectors of whole 4 KiB blocks).
  *
  * Differences and ranges are computed in uint64_t arithmetic modulo 2^64, so every int64_t value,
  * INT64_MIN and INT64_MAX included, round-trips exactly.
@@ -26,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CHUNK_VERSION    2     /* 1 is still read: codes 0-3 only */
+#define CHUNK_VERSION    3     /* 2 (codes 0-6) and 1 (codes 0-3) are still read */
 #define CHUNK_MAX_POINTS 65536 /* a chunk of more points is refused by both sides */
 
 /* One series span, caller-owned arrays of n entries. `present[i]` is 0 where the value is NULL

@@ -2,8 +2,9 @@
  * test_chunk.c - the series chunk codec (storage/chunk.c): exact round trips on edge values
  * (64-bit extremes, wraps, gaps, NULLs, a series that appears and vanishes), the code chosen for
  * typical columns and its size, the block codes of version 2 (a width per group of 4: bursts,
- * width jumps of every size, 64-bit widths), refusal of malformed chunks, and that version-1
- * chunks (written before the block codes) still decode.
+ * width jumps of every size, 64-bit widths), the SCALE code of version 3 (values that share a
+ * divisor), refusal of malformed chunks, and that version-1 chunks (written before the block
+ * codes) still decode.
  */
 #include "storage/chunk.h"
 #include "testlib.h"
@@ -184,7 +185,7 @@ static void test_sizes(void)
 static void test_malformed(void)
 {
     struct chunk_points out = {.ticks = dticks, .values = dvals, .present = dpres};
-    static const uint8_t bad_version[] = {3, 1, 0, 2, 0, 0};
+    static const uint8_t bad_version[] = {4, 1, 0, 2, 0, 0};
     static const uint8_t zero_n[] = {1, 0, 0};
     static const uint8_t bad_flags[] = {1, 1, 2, 2, 0, 0};
     static const uint8_t width65[] = {1, 2, 0, 2, 0, 2, 1, 0, 65};
@@ -222,8 +223,10 @@ static unsigned values_code(size_t n)
     unsigned code;
 
     CHECK_INT(chunk_encode(&in, &buf, &len), 0);
-    CHECK(len > 6 && buf[0] == CHUNK_VERSION && buf[1] == n && buf[3] == 2 && buf[4] == 0);
+    CHECK(len > 6 && buf[1] == n && buf[3] == 2 && buf[4] == 0);
     code = len > 6 ? buf[6] : 99;
+    /* version 3 only with a SCALE, so a perflogd of version 2 reads every other chunk */
+    CHECK_INT(buf[0], (code == 7 ? 3 : 2));
     free(buf);
     return code;
 }
@@ -236,8 +239,9 @@ static void test_blocks(void)
     size_t n = 100, len;
 
     consecutive(n, 1);
+    /* bursts of different sizes: no common divisor (bursts all of 5000 take SCALE over 0 and 1) */
     for (size_t i = 0; i < n; i++)
-        vals[i] = i % 37 == 5 ? 5000 : 0;
+        vals[i] = i % 37 == 5 ? 5000 + (int64_t)i : 0;
     CHECK_INT(values_code(n), 4);
     len = roundtrip(n, 0);
     CHECK(len > 0 && len <= 40); /* FOR takes 13 bits each, 171 bytes */
@@ -312,6 +316,91 @@ static void test_blocks_malformed(void)
 }
 
 /* Random series of every shape: every encoding decodes to the input. */
+/* SCALE (version 3): values that share a divisor are coded as their quotients. */
+static void test_scale(void)
+{
+    size_t n = 120, len, len_plain; /* n < 128: values_code */
+
+    /* a memory level in KiB of 4 KiB pages: a walk in steps of 4, runs of equal values */
+    consecutive(n, 1);
+    srand(5);
+    for (size_t i = 0; i < n; i++)
+        vals[i] = (i ? vals[i - 1] : 24281296) + (rand() % 3 ? 0 : 4 * (rand() % 200 - 100));
+    CHECK_INT(values_code(n), 7);
+    len = roundtrip(n, 0);
+    /* the same series but one value off the grid: no divisor, 2 bits a changed value more */
+    vals[n / 2] += 1;
+    CHECK(values_code(n) != 7);
+    len_plain = roundtrip(n, 0);
+    CHECK(len > 0 && len + 10 < len_plain);
+    /* sectors of 4 KiB writes, NULLs among them (the quotients of the present values) */
+    for (size_t i = 0; i < n; i++) {
+        vals[i] = (int64_t)(rand() % 50) * 8;
+        pres[i] = i % 7 != 3;
+    }
+    CHECK(roundtrip(n, 1) > 0);
+    /* negative multiples, both signs of the differences */
+    for (size_t i = 0; i < n; i++)
+        vals[i] = (i % 2 ? -1 : 1) * (int64_t)(i * 24);
+    CHECK_INT(values_code(n), 7);
+    CHECK(roundtrip(n, 0) > 0);
+    /* 64-bit extremes: a divisor of 2^60 from INT64_MIN up; differences that overflow an int64_t
+     * (INT64_MIN to INT64_MAX), or a divisor of 2^63, take no SCALE and stay exact */
+    for (size_t i = 0; i < 16; i++)
+        vals[i] = INT64_MIN + (int64_t)((i * 5 + i / 3) % 8) * ((int64_t)1 << 60);
+    CHECK_INT(values_code(16), 7);
+    CHECK(roundtrip(16, 0) > 0);
+    vals[0] = INT64_MIN;
+    vals[1] = INT64_MAX;
+    vals[2] = INT64_MIN;
+    vals[3] = 2;
+    CHECK(values_code(4) != 7);
+    CHECK(roundtrip(4, 0) > 0);
+    vals[0] = 0;
+    vals[1] = INT64_MIN;
+    vals[2] = 0;
+    CHECK(values_code(3) != 7);
+    CHECK(roundtrip(3, 0) > 0);
+    /* ticks every 10: the tick differences are SAME, not SCALE; values all equal: SAME */
+    for (size_t i = 0; i < n; i++) {
+        ticks[i] = 10 * (int64_t)i + 10;
+        vals[i] = 4096;
+    }
+    CHECK(roundtrip(n, 0) > 0);
+    {
+        struct chunk_points in = {.n = n, .ticks = ticks, .values = vals};
+        uint8_t *buf = NULL;
+
+        CHECK_INT(chunk_encode(&in, &buf, &len), 0);
+        CHECK(buf && buf[0] == 2 && len < 12);
+        free(buf);
+    }
+}
+
+/* Malformed SCALE codes are refused: in a version-2 chunk, a divisor below 2, a SCALE inside a
+ * SCALE, a truncated one. */
+static void test_scale_malformed(void)
+{
+    struct chunk_points out = {.ticks = dticks, .values = dvals, .present = dpres};
+    /* 2 points, ticks 1 and 2 (SAME 1), values: SCALE g v0 then SAME 0 (quotients 0, 0) */
+    static const uint8_t good[] = {3, 2, 0, 2, 0, 2, 7, 4, 6, 0, 0};
+    static const uint8_t v2[] = {2, 2, 0, 2, 0, 2, 7, 4, 6, 0, 0};
+    static const uint8_t g1[] = {3, 2, 0, 2, 0, 2, 7, 1, 6, 0, 0};
+    static const uint8_t g0[] = {3, 2, 0, 2, 0, 2, 7, 0, 6, 0, 0};
+    static const uint8_t nested[] = {3, 2, 0, 2, 0, 2, 7, 4, 6, 7, 2, 0, 0, 0};
+    static const uint8_t cut[] = {3, 2, 0, 2, 0, 2, 7, 4, 6};
+
+    CHECK_INT(chunk_decode(good, sizeof good, &out, 4), 0);
+    CHECK_INT(out.n, 2);
+    CHECK_INT(dvals[0], 3);
+    CHECK_INT(dvals[1], 3);
+    CHECK_INT(chunk_decode(v2, sizeof v2, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(g1, sizeof g1, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(g0, sizeof g0, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(nested, sizeof nested, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(cut, sizeof cut, &out, 4), -EINVAL);
+}
+
 static void test_random(void)
 {
     srand(12345);
@@ -326,6 +415,9 @@ static void test_random(void)
             t += 1 + (rand() % 10 == 0 ? rand() % 5 : 0);
             ticks[i] = t;
             vals[i] = (int64_t)(r >> shift) - (rand() % 2 ? (int64_t)(r >> (63 - shift % 63)) : 0);
+            /* a third of the rounds on a grid of 2^k (SCALE, when it is shorter) */
+            if (round % 3 == 1)
+                vals[i] = (int64_t)((uint64_t)vals[i] << (shift % 13 + 1));
             pres[i] = nulls == 0 || rand() % (nulls * 3) != 0;
         }
         if (roundtrip(n, nulls != 0) == 0)
@@ -342,6 +434,8 @@ int main(void)
     test_malformed();
     test_blocks();
     test_blocks_malformed();
+    test_scale();
+    test_scale_malformed();
     test_random();
     return tl_done();
 }
