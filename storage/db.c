@@ -60,8 +60,10 @@ struct db {
     struct inst_row_cache rows[OBJ_COUNT]; /* the ids of the last tick's rows, by row index */
     struct pdh_extra_store *pdh;           /* the extra PDH series' writes */
     struct db_size size;                   /* from the last maintain_size */
-    int64_t wal_bytes;  /* the WAL's budget (wal_budget), set by the last maintain_size */
-    int64_t page_bytes; /* the file's page size: 2048 when new, 4096 for older files */
+    int64_t wal_bytes;   /* the WAL's budget (wal_budget), set by the last maintain_size */
+    int64_t wal_frames;  /* frames in the WAL after the last commit (wal_hook) */
+    int64_t ckpt_frames; /* a checkpoint is due at this many frames (half the budget) */
+    int64_t page_bytes;  /* the file's page size: 2048 when new, 4096 for older files */
     /* Bit i set when value table i's tables exist (schema_value_tables): made when the object's
      * first instance comes, so only those of the objects that have had one are read. */
     uint64_t tables;
@@ -547,6 +549,28 @@ static void sqlite_global_init(void)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/*
+ * After each commit: the WAL's size in frames, for db_checkpoint_due, and SQLite's own
+ * auto-checkpoint (a PASSIVE one, inside the commit) at ckpt_frames, as sqlite3_wal_autocheckpoint
+ * would. The writer checkpoints at three quarters of that between its work (db_checkpoint_due),
+ * so a commit seldom carries one; a caller that never does is bounded all the same.
+ */
+static int wal_hook(void *arg, sqlite3 *conn, const char *name, int frames)
+{
+    struct db *d = arg;
+
+    d->wal_frames = frames;
+    if (frames >= d->ckpt_frames) {
+        int log = 0, done = 0;
+
+        if (sqlite3_wal_checkpoint_v2(conn, name, SQLITE_CHECKPOINT_PASSIVE, &log, &done) ==
+                SQLITE_OK &&
+            done >= log)
+            d->wal_frames = 0;
+    }
+    return SQLITE_OK;
+}
+
 int db_open(const char *path, const char *host, struct db **out, char *err, size_t errlen)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -590,6 +614,8 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
     if (rc == 0)
         rc = exec(d, "PRAGMA synchronous = NORMAL");
     d->page_bytes = query_int(d, "PRAGMA page_size", 0, 0, 4096);
+    d->ckpt_frames = (4LL << 20) / 2 / d->page_bytes; /* WAL_MAX_BYTES: set_wal_limits sets it */
+    sqlite3_wal_hook(d->conn, wal_hook, d);
     /* The WAL's bounds without a cap until the first db_maintain says what the cap is. */
     if (rc == 0)
         rc = set_wal_limits(d, 0);
@@ -1829,12 +1855,9 @@ static int set_wal_limits(struct db *d, int64_t max_bytes)
 
     if (budget == d->wal_bytes)
         return 0;
-    snprintf(sql, sizeof(sql), "PRAGMA wal_autocheckpoint = %lld",
-             (long long)(budget / 2 / d->page_bytes));
-    rc = exec(d, sql);
+    d->ckpt_frames = budget / 2 / d->page_bytes;
     snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %lld", (long long)(budget / 2));
-    if (rc == 0)
-        rc = exec(d, sql);
+    rc = exec(d, sql);
     if (rc == 0)
         d->wal_bytes = budget;
     return rc;
@@ -1877,6 +1900,23 @@ static int maintain_size(struct db *d, int64_t now_ms, const struct db_retention
             rc = 1;
     }
     return rc;
+}
+
+int db_checkpoint_due(const struct db *d)
+{
+    return d->wal_frames >= d->ckpt_frames / 4 * 3;
+}
+
+int db_checkpoint_passive(struct db *d)
+{
+    int rc, log = 0, done = 0;
+
+    sqlite3_busy_timeout(d->conn, 0);
+    rc = sqlite3_wal_checkpoint_v2(d->conn, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+    sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
+    if (rc == SQLITE_OK && done >= log)
+        d->wal_frames = 0;
+    return rc == SQLITE_OK ? 0 : sql_errno(rc);
 }
 
 int db_checkpoint(struct db *d)

@@ -78,6 +78,9 @@ int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r);
  * WAL then stays as it was: nothing is lost), or another negative errno. Call between writes.
  */
 int db_checkpoint(struct db *d);
+/* Whether the WAL has reached its checkpoint mark; a PASSIVE checkpoint (no wait). */
+int db_checkpoint_due(const struct db *d);
+int db_checkpoint_passive(struct db *d);
 
 /* The size figures of the last db_maintain (zeros before the first). */
 void db_size_get(struct db *d, struct db_size *out);
