@@ -12,6 +12,7 @@
 #include "storage/rollup_acc.h"
 #include "storage/schema.h"
 #include "storage/sql_errno.h"
+#include "storage/stmt_cache.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -47,6 +48,7 @@ struct db {
     sqlite3 *conn;
     char *path;
     sqlite3_stmt *begin, *commit; /* prepared once: a tick must not pay for parsing */
+    struct stmt_cache sc;         /* maintenance's statements: meta, query_int (stmt_cache.h) */
     sqlite3_stmt *ins_tick;
     sqlite3_stmt *ins_row[OBJ_COUNT];
     sqlite3_stmt *ins_rows[OBJ_COUNT]; /* INS_ROWS_PER_STMT rows at once */
@@ -147,36 +149,56 @@ static int prepare(struct db *d, const char *sql, sqlite3_stmt **out)
     return rc == SQLITE_OK ? 0 : sql_errno(rc);
 }
 
-/* A statement for one step of maintenance, not kept. */
+/* A statement of maintenance, kept in the connection's cache (stmt_cache.h): the caller resets it
+ * (sqlite3_reset) when done and never finalizes it. A caller may hold a few at once: the cache
+ * only finalizes its least recently used statement, far more slots away. */
 static int prepare_once(struct db *d, const char *sql, sqlite3_stmt **out)
 {
-    int rc = sqlite3_prepare_v2(d->conn, sql, -1, out, NULL);
-    return rc == SQLITE_OK ? 0 : sql_errno(rc);
+    int rc;
+
+    *out = stmt_cache_get(&d->sc, sql, &rc);
+    return *out ? 0 : sql_errno(rc);
+}
+
+/* Run a kept statement with ?1 = a and ?2 = b (when it has them) to its end. */
+static int exec_ab(struct db *d, const char *sql, int64_t a, int64_t b)
+{
+    sqlite3_stmt *st;
+    int rc = prepare_once(d, sql, &st);
+
+    if (rc < 0)
+        return rc;
+    if (sqlite3_bind_parameter_count(st) >= 1)
+        sqlite3_bind_int64(st, 1, a);
+    if (sqlite3_bind_parameter_count(st) >= 2)
+        sqlite3_bind_int64(st, 2, b);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_errno(rc);
 }
 
 static int64_t meta_get_int(struct db *d, const char *key, int64_t dflt)
 {
-    sqlite3_stmt *st;
+    int rc;
+    sqlite3_stmt *st = stmt_cache_get(&d->sc, "SELECT value FROM meta WHERE key = ?", &rc);
     int64_t v = dflt;
 
-    if (sqlite3_prepare_v2(d->conn, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL) !=
-        SQLITE_OK)
+    if (!st)
         return dflt;
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER)
         v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return v;
 }
 
 static int meta_set(struct db *d, const char *key, int64_t ival, const char *sval)
 {
-    sqlite3_stmt *st;
     int rc;
+    sqlite3_stmt *st =
+        stmt_cache_get(&d->sc, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", &rc);
 
-    rc = sqlite3_prepare_v2(d->conn, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", -1,
-                            &st, NULL);
-    if (rc != SQLITE_OK)
+    if (!st)
         return sql_errno(rc);
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     if (sval)
@@ -184,16 +206,18 @@ static int meta_set(struct db *d, const char *key, int64_t ival, const char *sva
     else
         sqlite3_bind_int64(st, 2, ival);
     rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    /* sqlite3_reset returns the step's error again: the step's code is the one */
+    sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : sql_errno(rc);
 }
 
 static int64_t query_int(struct db *d, const char *sql, int64_t a, int64_t b, int64_t dflt)
 {
-    sqlite3_stmt *st;
+    int rc;
+    sqlite3_stmt *st = stmt_cache_get(&d->sc, sql, &rc);
     int64_t v = dflt;
 
-    if (sqlite3_prepare_v2(d->conn, sql, -1, &st, NULL) != SQLITE_OK)
+    if (!st)
         return dflt;
     if (sqlite3_bind_parameter_count(st) >= 1)
         sqlite3_bind_int64(st, 1, a);
@@ -201,7 +225,7 @@ static int64_t query_int(struct db *d, const char *sql, int64_t a, int64_t b, in
         sqlite3_bind_int64(st, 2, b);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
         v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return v;
 }
 
@@ -594,6 +618,7 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
     }
     sqlite3_extended_result_codes(d->conn, 1);
     sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
+    stmt_cache_init(&d->sc, d->conn);
     /* chunk_encode/chunk_points, the same on the daemon's connections as in the shell's .load */
     rc = chunk_sql_register(d->conn);
     if (rc != SQLITE_OK) {
@@ -649,6 +674,7 @@ void db_close(struct db *d)
 {
     if (!d)
         return;
+    stmt_cache_clear(&d->sc);
     sqlite3_finalize(d->ins_tick);
     sqlite3_finalize(d->begin);
     sqlite3_finalize(d->commit);
@@ -692,6 +718,7 @@ void db_mem_get(struct db *d, struct db_mem *out)
     for (sqlite3_stmt *st = sqlite3_next_stmt(d->conn, NULL); st;
          st = sqlite3_next_stmt(d->conn, st))
         out->stmts++;
+    out->kept_stmts = stmt_cache_count(&d->sc);
 }
 
 const char *db_errmsg(struct db *d)
@@ -1164,7 +1191,7 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
         upto = d->acc_last;
     }
     left = query_int(
-        d, "SELECT count(*) FROM (SELECT 1 FROM ticks WHERE id > ?1 AND t_ms < ?2 LIMIT 1)", upto,
+        d, "SELECT count(*) FROM (SELECT 1 FROM ticks WHERE id > ?1 AND +t_ms < ?2 LIMIT 1)", upto,
         minute_start, 0);
     if (rc == 0 && !left)
         rc = meta_set(d, "rollup_1m_until_ms", minute_start, NULL);
@@ -1235,11 +1262,15 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
  * "chunk_tick" (the first tick id of the span in hand), "chunk_obj" (the object of it in hand)
  * and "chunk_inst" (the first instance id of that object not chunked yet).
  *
- * A step takes a slice of the instance ids, not a whole object: at 1 000 disks one object's span
- * is 300 000 rows, about 0.3 s of the writer's time in one step, while ticks wait. The slice ends
- * before the CHUNK_SLICE_INSTS-th instance after its start of the span's first tick (the last
- * slice is open-ended), so the slices cover every instance id, also one that appears later in
- * the span; rows are found by (tick, inst) seeks, tick by tick, so a step reads its slice only.
+ * A step takes slices of the instance ids, not whole objects: at 1 000 disks one object's span
+ * is 300 000 rows, about 0.3 s of the writer's time in one step, while ticks wait. A step has a
+ * budget of CHUNK_SLICE_INSTS instances over the span's objects in order: an object's slice ends
+ * before the budget's last instance after its start, counted at the span's first tick (an object
+ * of fewer is taken whole, open-ended, and the step goes on with the next object), so the slices
+ * cover every instance id, also one that appears later in the span; rows are found by (tick,
+ * inst) seeks, tick by tick, so a step reads its slices only. On a machine of a few CPUs, disks
+ * and NICs one step takes every object of a span: one transaction and one round of the other
+ * maintenance queries rather than one per object.
  */
 #define CHUNK_TICKS       300
 #define CHUNK_SLICE_INSTS 32 /* about 10 000 rows a step: ~10 ms at 1 µs a row */
@@ -1284,9 +1315,10 @@ static int chunk_flush(const struct object_def *od, struct chunk_buf *cb, sqlite
     "FROM s)"
 
 /* The end (exclusive) of the instance slice that starts at `a` in object table `o` over ticks
- * [lo, hi]: the CHUNK_SLICE_INSTS-th instance id from `a` at the span's first tick of that table,
- * INT64_MAX when there are fewer. */
-static int64_t slice_end(struct db *d, const char *table, int64_t lo, int64_t hi, int64_t a)
+ * [lo, hi]: the n-th instance id from `a` at the span's first tick of that table, INT64_MAX when
+ * there are fewer. */
+static int64_t slice_end(struct db *d, const char *table, int64_t lo, int64_t hi, int64_t a,
+                         int64_t n)
 {
     char sql[256];
     sqlite3_stmt *st;
@@ -1294,16 +1326,17 @@ static int64_t slice_end(struct db *d, const char *table, int64_t lo, int64_t hi
 
     snprintf(sql, sizeof(sql),
              "SELECT inst FROM %s WHERE tick = (SELECT min(tick) FROM %s WHERE tick BETWEEN ?1 "
-             "AND ?2) AND inst >= ?3 ORDER BY inst LIMIT 1 OFFSET %d",
-             table, table, CHUNK_SLICE_INSTS);
-    if (sqlite3_prepare_v2(d->conn, sql, -1, &st, NULL) != SQLITE_OK)
+             "AND ?2) AND inst >= ?3 ORDER BY inst LIMIT 1 OFFSET ?4",
+             table, table);
+    if (prepare_once(d, sql, &st) < 0)
         return INT64_MAX;
     sqlite3_bind_int64(st, 1, lo);
     sqlite3_bind_int64(st, 2, hi);
     sqlite3_bind_int64(st, 3, a);
+    sqlite3_bind_int64(st, 4, n);
     if (sqlite3_step(st) == SQLITE_ROW)
         b = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     return b;
 }
 
@@ -1365,7 +1398,8 @@ static void slice_free(struct chunk_slice *s)
  * per instance: read by (inst, tick), SQLite sorted them first, which took more time than reading
  * them (bench/README.md).
  */
-static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, int64_t b_end)
+static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, int64_t b_end,
+                      size_t *took)
 {
     const struct object_def *od = &counter_objects[o];
     sqlite3_stmt *sel = NULL, *ins = NULL;
@@ -1415,6 +1449,7 @@ static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, in
         cb->n++;
     }
     rc = rc == SQLITE_DONE ? 0 : rc > 0 ? sql_errno(rc) : rc;
+    *took = sl.n;
     for (size_t i = 0; rc == 0 && i < sl.n; i++)
         rc = chunk_flush(od, sl.b[i], ins);
     if (rc == 0) {
@@ -1431,12 +1466,12 @@ static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, in
             sqlite3_bind_int64(del, 3, a);
             sqlite3_bind_int64(del, 4, b_end);
             rc = step_done(del);
-            sqlite3_finalize(del);
+            sqlite3_reset(del);
         }
     }
 out:
-    sqlite3_finalize(sel);
-    sqlite3_finalize(ins);
+    sqlite3_reset(sel);
+    sqlite3_reset(ins);
     slice_free(&sl);
     return rc;
 }
@@ -1490,7 +1525,7 @@ static int tick_chunk_insert(struct db *d, struct tick_span *ts)
         rc = bind_tick_chunk(ins, 7, ts, ts->missed, ts->all);
     if (rc == 0)
         rc = step_done(ins);
-    sqlite3_finalize(ins);
+    sqlite3_reset(ins);
     return rc;
 }
 
@@ -1535,16 +1570,13 @@ static int chunk_ticks(struct db *d, int64_t lo, int64_t hi)
         ts->all[i] = 1;
     }
     rc = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_errno(rc);
+    sqlite3_reset(sel); /* done with it: what follows deletes these ticks */
     if (rc < 0 || ts->n == 0)
         goto out;
     chunked = has_ticks_chunks(d);
     rc = tick_chunk_insert(d, ts);
     if (rc == 0) {
-        char sql[96];
-
-        snprintf(sql, sizeof(sql), "DELETE FROM ticks WHERE id BETWEEN %lld AND %lld",
-                 (long long)lo, (long long)hi);
-        rc = exec(d, sql);
+        rc = exec_ab(d, "DELETE FROM ticks WHERE id BETWEEN ?1 AND ?2", lo, hi);
     }
     if (rc == 0 && !chunked) {
         /* The first chunked ticks: from now on ticks_all reads them through chunk_rows. */
@@ -1555,7 +1587,7 @@ static int chunk_ticks(struct db *d, int64_t lo, int64_t hi)
         sbuf_free(&b);
     }
 out:
-    sqlite3_finalize(sel);
+    sqlite3_reset(sel);
     free(ts);
     return rc;
 }
@@ -1593,6 +1625,7 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
     int64_t inst = meta_get_int(d, "chunk_inst", INT64_MIN);
     int64_t first = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
     int64_t rolled = meta_get_int(d, "rollup_1m_tick", 0), hi, end;
+    int64_t budget = CHUNK_SLICE_INSTS; /* instances this step may still take */
     int rc, chunked;
 
     if (r->chunk_after_s <= 0)
@@ -1612,42 +1645,50 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
         query_int(d, "SELECT max(t_ms) FROM ticks WHERE id BETWEEN ?1 AND ?2", lo, hi, INT64_MAX) >=
             now_ms - (int64_t)r->chunk_after_s * 1000)
         return 0;
-    /* Objects without tables have no rows to chunk. */
-    while (obj < OBJ_COUNT && !table_on(d, (int)obj)) {
-        obj++;
-        inst = INT64_MIN;
-    }
-    if (obj == OBJ_COUNT) {
-        chunked = 1;
-        end = INT64_MAX;
-        rc = 0;
-        obj = OBJ_COUNT - 1; /* the span is done: the step below moves on to the next */
-    } else {
-        chunked = has_chunks(d, (int)obj);
-        end = slice_end(d, counter_objects[obj].table, lo, hi, inst);
-        rc = chunk_span(d, (int)obj, lo, hi, inst, end);
-    }
-    if (rc == 0 && !chunked && has_chunks(d, (int)obj)) {
-        /* The first chunks of this object: from now on its view needs chunk_rows, and readers
-         * re-prepare on the schema change. */
-        struct sbuf b = {0};
+    /* Slices of the span's objects in order, as many as the step's budget of instances holds: on
+     * a machine of a few disks and NICs, every object of the span in one step (one transaction,
+     * one set of maintenance queries) rather than one step each. */
+    do {
+        size_t took = 0;
 
-        schema_all_view(&b, (int)obj, 1);
-        rc = schema_views(&b, chunked_mask(d), d->tables) == 0 && sbuf_ok(&b) ? exec(d, b.s)
-                                                                              : -ENOMEM;
-        sbuf_free(&b);
-    }
-    if (rc == 0 && end != INT64_MAX) {
-        inst = end;
-    } else if (rc == 0) {
+        /* Objects without tables have no rows to chunk. */
+        while (obj < OBJ_COUNT && !table_on(d, (int)obj)) {
+            obj++;
+            inst = INT64_MIN;
+        }
+        if (obj == OBJ_COUNT) { /* the span is done: the next step takes the next one */
+            obj = 0;
+            lo = hi + 1;
+            break;
+        }
+        chunked = has_chunks(d, (int)obj);
+        end = slice_end(d, counter_objects[obj].table, lo, hi, inst, budget);
+        rc = chunk_span(d, (int)obj, lo, hi, inst, end, &took);
+        if (rc == 0 && !chunked && has_chunks(d, (int)obj)) {
+            /* The first chunks of this object: from now on its view needs chunk_rows, and
+             * readers re-prepare on the schema change. */
+            struct sbuf b = {0};
+
+            schema_all_view(&b, (int)obj, 1);
+            rc = schema_views(&b, chunked_mask(d), d->tables) == 0 && sbuf_ok(&b) ? exec(d, b.s)
+                                                                                  : -ENOMEM;
+            sbuf_free(&b);
+        }
+        if (rc < 0)
+            return rc;
+        budget -= (int64_t)took;
+        if (end != INT64_MAX) { /* the budget cut the slice: the object goes on at `end` */
+            inst = end;
+            break;
+        }
         inst = INT64_MIN;
         if (++obj == OBJ_COUNT) {
             obj = 0;
             lo = hi + 1;
+            break;
         }
-    }
-    if (rc == 0)
-        rc = meta_set(d, "chunk_tick", lo, NULL);
+    } while (budget > 0);
+    rc = meta_set(d, "chunk_tick", lo, NULL);
     if (rc == 0)
         rc = meta_set(d, "chunk_obj", obj, NULL);
     if (rc == 0)
@@ -1686,17 +1727,16 @@ static int oldest_ticks(struct db *d, int64_t *last, int64_t *max_ms, int64_t *p
     int in_chunk = 0;
 
     *plain_cap = INT64_MAX;
-    if (sqlite3_prepare_v2(d->conn,
-                           "SELECT first_id, last_id, max_t_ms FROM ticks_chunks ORDER BY first_id "
-                           "LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (prepare_once(
+            d, "SELECT first_id, last_id, max_t_ms FROM ticks_chunks ORDER BY first_id LIMIT 1",
+            &st) < 0)
         return 0;
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) < first_plain) {
         *last = sqlite3_column_int64(st, 1);
         *max_ms = sqlite3_column_int64(st, 2);
         in_chunk = 1;
     }
-    sqlite3_finalize(st);
+    sqlite3_reset(st);
     if (!in_chunk && first_plain != INT64_MAX)
         *plain_cap = query_int(d, "SELECT min(first_id) - 1 FROM ticks_chunks WHERE first_id > ?1",
                                first_plain, 0, INT64_MAX);
@@ -1712,6 +1752,7 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
     int64_t first = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
     int64_t cutoff = now_ms - (int64_t)r->raw_days * DAY_MS;
     int64_t upto, mcut, hcut, more = 0;
+    int mpast, hpast;
     int64_t chunk_last, chunk_ms, cap;
     char sql[128];
     int rc;
@@ -1735,32 +1776,38 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
         delete_raw(d, &b, upto);
         more = upto - first + 1 >= tick_batch(d, MAINT_TICK_BATCH);
     }
-    /* Roll-up tiers: a day of buckets per call at most. */
+    /* Roll-up tiers: a day of buckets per call at most, and no DELETE (each a statement to parse:
+     * its cut is in the text) while the oldest bucket of the tier is not past its cut. */
     mcut = now_ms - (int64_t)r->minute_days * DAY_MS;
     hcut = now_ms - (int64_t)r->hour_days * DAY_MS;
+    mpast = tier_edge(d, "min", "1m", INT64_MAX) < mcut;
+    hpast = tier_edge(d, "min", "1h", INT64_MAX) < hcut;
     for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
         const char *t = schema_value_table(i);
 
         if (!table_on(d, i))
             continue;
-        sbuf_printf(&b,
-                    "DELETE FROM %s_1m WHERE bucket_ms < min(%lld, (SELECT min(bucket_ms) FROM "
-                    "%s_1m) + %lld);\n",
-                    t, (long long)mcut, t, (long long)DAY_MS);
-        sbuf_printf(&b,
-                    "DELETE FROM %s_1h WHERE bucket_ms < min(%lld, (SELECT min(bucket_ms) FROM "
-                    "%s_1h) + %lld);\n",
-                    t, (long long)hcut, t, (long long)(30 * DAY_MS));
+        if (mpast)
+            sbuf_printf(&b,
+                        "DELETE FROM %s_1m WHERE bucket_ms < min(%lld, (SELECT min(bucket_ms) "
+                        "FROM %s_1m) + %lld);\n",
+                        t, (long long)mcut, t, (long long)DAY_MS);
+        if (hpast)
+            sbuf_printf(&b,
+                        "DELETE FROM %s_1h WHERE bucket_ms < min(%lld, (SELECT min(bucket_ms) "
+                        "FROM %s_1h) + %lld);\n",
+                        t, (long long)hcut, t, (long long)(30 * DAY_MS));
     }
     if (!sbuf_ok(&b)) {
         sbuf_free(&b);
         return -ENOMEM;
     }
-    rc = exec(d, b.s);
+    rc = b.s ? exec(d, b.s) : 0;
     sbuf_free(&b);
     if (rc < 0)
         return rc;
-    if (tier_edge(d, "min", "1m", INT64_MAX) < mcut || tier_edge(d, "min", "1h", INT64_MAX) < hcut)
+    if ((mpast && tier_edge(d, "min", "1m", INT64_MAX) < mcut) ||
+        (hpast && tier_edge(d, "min", "1h", INT64_MAX) < hcut))
         more = 1;
     return (int)more;
 }

@@ -89,7 +89,8 @@ void db_size_get(struct db *d, struct db_size *out);
  * schema and the page cache, in bytes, and the number of prepared statements. */
 struct db_mem {
     int64_t stmt_bytes, schema_bytes, cache_bytes;
-    int stmts;
+    int stmts;      /* prepared statements on the connection, kept_stmts included */
+    int kept_stmts; /* of them, maintenance's kept statements (stmt_cache.h) */
 };
 void db_mem_get(struct db *d, struct db_mem *out);
 

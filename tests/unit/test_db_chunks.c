@@ -876,18 +876,24 @@ static void test_chunk_slices(void)
     while (more > 0 && steps++ < 1000) {
         more = db_maintain(d, now, &chunked);
         CHECK(more >= 0);
-        cur = count(path, "SELECT count(*) FROM obj_disk_chunks");
+        /* every object's chunks: a step's budget of instances holds over its objects */
+        cur = count(path, "SELECT (SELECT count(*) FROM obj_disk_chunks) + (SELECT count(*) FROM "
+                          "obj_processor_chunks) + (SELECT count(*) FROM obj_net_chunks) + "
+                          "(SELECT count(*) FROM obj_memory_chunks) + (SELECT count(*) FROM "
+                          "obj_tcp_chunks)");
         if (cur - prev > most)
             most = cur - prev;
         if (steps == 3) { /* in the first span's disks, after a slice or two */
-            CHECK(cur > 0 && cur < SLICE_DISKS);
+            CHECK(count(path, "SELECT count(*) FROM obj_disk_chunks") > 0 &&
+                  count(path, "SELECT count(*) FROM obj_disk_chunks") < SLICE_DISKS);
             db_close(d);
             CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
         }
         prev = cur;
     }
     CHECK(more == 0);
-    /* 32 disks of the span's first tick, and d040 in the second span */
+    /* 32 instances of the span's first tick (the CPU's and 31 disks', say), and d040 in the
+     * second span */
     if (!(most > 0 && most <= 33))
         fprintf(stderr, "most %lld\n", (long long)most);
     CHECK(most > 0 && most <= 33);
@@ -914,6 +920,44 @@ static void test_chunk_slices(void)
     free(rows);
 }
 
+/*
+ * A machine of a few instances (mk_tick: a CPU, a disk or two, a NIC, Memory, TCP): one step of
+ * maintenance chunks every object of a span, in one transaction, where a step used to take one
+ * object (seven steps a span, each with its own round of maintenance queries).
+ */
+static void test_one_step_a_span(void)
+{
+    struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 600};
+    /* ticks 1-300 are older than 600 s at tick 1000; 301-600 are not */
+    int64_t now = T0 + 1000 * 1000LL;
+    char path[256], err[512];
+    unsigned seed = 3;
+    struct db *d;
+
+    snprintf(path, sizeof(path), "%s/onestep.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(write_ticks(d, 0, 1000, T0, &seed), 0);
+    CHECK_INT(maintain_all(d, now, &plain), 0); /* the roll-ups first, as the writer's would be */
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 0);
+    CHECK_INT(db_maintain(d, now, &chunked), 1);
+    /* one chunk row per instance of every object, for ticks 1-300, none of the raw rows left */
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks WHERE first_tick = 1"), 1);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick = 1"), 1);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_net_chunks WHERE first_tick = 1"), 1);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_memory_chunks WHERE first_tick = 1"), 1);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp_chunks WHERE first_tick = 1"), 1);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor WHERE tick <= 300"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp WHERE tick <= 300"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp WHERE tick > 300"), 700);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_tick'"), 301);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_obj'"), 0);
+    /* the next span is not due: the steps that follow move the span's ticks, then stop */
+    CHECK_INT(maintain_all(d, now, &chunked), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 1);
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 1);
+    db_close(d);
+}
+
 int main(void)
 {
     char cmd[300];
@@ -929,6 +973,7 @@ int main(void)
     test_ticks_chunks_expire();
     test_v5_fixture();
     test_chunk_slices();
+    test_one_step_a_span();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
