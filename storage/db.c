@@ -151,8 +151,9 @@ static int prepare(struct db *d, const char *sql, sqlite3_stmt **out)
 
 /* A statement of maintenance, kept in the connection's cache (stmt_cache.h): the caller resets it
  * (sqlite3_reset) when done and never finalizes it. A caller may hold a few at once: the cache
- * only finalizes its least recently used statement, far more slots away. */
-static int prepare_once(struct db *d, const char *sql, sqlite3_stmt **out)
+ * only finalizes its least recently used statement, far more slots away. For the small statements
+ * maintenance runs at every step. */
+static int prepare_kept(struct db *d, const char *sql, sqlite3_stmt **out)
 {
     int rc;
 
@@ -160,11 +161,20 @@ static int prepare_once(struct db *d, const char *sql, sqlite3_stmt **out)
     return *out ? 0 : sql_errno(rc);
 }
 
+/* A statement for one step of maintenance, not kept (the caller finalizes it): the chunk steps'
+ * statements, one per object table and each run once a span on a small machine, would hold about
+ * 150 KB of the writer's memory to save a parse every few minutes. */
+static int prepare_once(struct db *d, const char *sql, sqlite3_stmt **out)
+{
+    int rc = sqlite3_prepare_v2(d->conn, sql, -1, out, NULL);
+    return rc == SQLITE_OK ? 0 : sql_errno(rc);
+}
+
 /* Run a kept statement with ?1 = a and ?2 = b (when it has them) to its end. */
 static int exec_ab(struct db *d, const char *sql, int64_t a, int64_t b)
 {
     sqlite3_stmt *st;
-    int rc = prepare_once(d, sql, &st);
+    int rc = prepare_kept(d, sql, &st);
 
     if (rc < 0)
         return rc;
@@ -1328,7 +1338,7 @@ static int64_t slice_end(struct db *d, const char *table, int64_t lo, int64_t hi
              "SELECT inst FROM %s WHERE tick = (SELECT min(tick) FROM %s WHERE tick BETWEEN ?1 "
              "AND ?2) AND inst >= ?3 ORDER BY inst LIMIT 1 OFFSET ?4",
              table, table);
-    if (prepare_once(d, sql, &st) < 0)
+    if (prepare_kept(d, sql, &st) < 0)
         return INT64_MAX;
     sqlite3_bind_int64(st, 1, lo);
     sqlite3_bind_int64(st, 2, hi);
@@ -1466,12 +1476,12 @@ static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, in
             sqlite3_bind_int64(del, 3, a);
             sqlite3_bind_int64(del, 4, b_end);
             rc = step_done(del);
-            sqlite3_reset(del);
+            sqlite3_finalize(del);
         }
     }
 out:
-    sqlite3_reset(sel);
-    sqlite3_reset(ins);
+    sqlite3_finalize(sel);
+    sqlite3_finalize(ins);
     slice_free(&sl);
     return rc;
 }
@@ -1525,7 +1535,7 @@ static int tick_chunk_insert(struct db *d, struct tick_span *ts)
         rc = bind_tick_chunk(ins, 7, ts, ts->missed, ts->all);
     if (rc == 0)
         rc = step_done(ins);
-    sqlite3_reset(ins);
+    sqlite3_finalize(ins);
     return rc;
 }
 
@@ -1587,7 +1597,7 @@ static int chunk_ticks(struct db *d, int64_t lo, int64_t hi)
         sbuf_free(&b);
     }
 out:
-    sqlite3_reset(sel);
+    sqlite3_finalize(sel);
     free(ts);
     return rc;
 }
@@ -1727,7 +1737,7 @@ static int oldest_ticks(struct db *d, int64_t *last, int64_t *max_ms, int64_t *p
     int in_chunk = 0;
 
     *plain_cap = INT64_MAX;
-    if (prepare_once(
+    if (prepare_kept(
             d, "SELECT first_id, last_id, max_t_ms FROM ticks_chunks ORDER BY first_id LIMIT 1",
             &st) < 0)
         return 0;
