@@ -13,11 +13,10 @@ sadc=/usr/lib/sysstat/sadc
 dir=$(mktemp -d /var/tmp/perflog-bench-side-XXXXXX)
 trap 'kill $po $pn $ps 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-cpu_ns() { # sum of on-CPU ns over all threads of a pid
-  local sum=0 t
-  for t in /proc/$1/task/*/schedstat; do read -r ns _ < "$t" && sum=$((sum + ns)); done
-  echo $sum
-}
+name=cpu_side_by_side
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+cpu_ns() { bench_cpu_ns "$1"; }
 
 "$old" --db "$dir/old.db" --listen 127.0.0.1:9971 --log-level warn & po=$!
 "$new" --db "$dir/new.db" --listen 127.0.0.1:9972 --log-level warn & pn=$!

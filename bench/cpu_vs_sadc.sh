@@ -12,11 +12,10 @@ sadc=/usr/lib/sysstat/sadc
 dir=$(mktemp -d /var/tmp/perflog-bench-cpu-XXXXXX)
 trap 'kill $pp $sp 2>/dev/null || true; rm -rf "$dir"' EXIT
 
-cpu_ns() { # sum of on-CPU ns over all threads of a pid
-  local sum=0 t
-  for t in /proc/$1/task/*/schedstat; do read -r ns _ < "$t" && sum=$((sum + ns)); done
-  echo $sum
-}
+name=cpu_vs_sadc
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+cpu_ns() { bench_cpu_ns "$1"; }
 
 "$perflogd" --db "$dir/perflog.db" --log-level warn & pp=$!
 "$sadc" -S XDISK -S SNMP 1 $((secs + ${WARMUP:-10} + 20)) "$dir/sa.data" & sp=$!

@@ -56,3 +56,10 @@ bench_bytes_by_kind() { # DB VALUES
                                   WHEN name GLOB 'obj_*' THEN 'raw rows' ELSE 'other' END AS k,
                              pgsize FROM dbstat) GROUP BY k ORDER BY k"
 }
+
+# The on-CPU nanoseconds of every thread of pid $1 (/proc/PID/task/*/schedstat), summed.
+bench_cpu_ns() {
+  local sum=0 t ns
+  for t in /proc/"$1"/task/*/schedstat; do read -r ns _ < "$t" && sum=$((sum + ns)); done
+  echo $sum
+}
