@@ -1277,8 +1277,9 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
 
 /*
  * The compressed tier (schema.c, chunk_table): raw rows older than r->chunk_after_s go into one
- * chunk per instance and raw column per span of CHUNK_TICKS tick ids. A step chunks one object
- * table over one span and deletes the raw rows it chunked, in the step's one transaction, so a
+ * chunk per instance and raw column per fresh span of CHUNK_FRESH tick ids, which later steps
+ * merge into one chunk per window of CHUNK_TICKS (maintain_merge). A step chunks the object
+ * tables of one span and deletes the raw rows it chunked, in the step's one transaction, so a
  * reader sees each row either raw or chunked, never both or neither. Progress is in meta:
  * "chunk_tick" (the first tick id of the span in hand), "chunk_obj" (the object of it in hand)
  * and "chunk_inst" (the first instance id of that object not chunked yet).
@@ -1294,7 +1295,16 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
  * maintenance queries rather than one per object.
  */
 #define CHUNK_TICKS       300
+#define CHUNK_FRESH       60 /* ticks of a fresh chunk, until its window is merged */
 #define CHUNK_SLICE_INSTS 32 /* about 10 000 rows a step: ~10 ms at 1 µs a row */
+
+/* The last tick id of the merge window of tick id t: windows are CHUNK_TICKS ids, the first
+ * 1..CHUNK_TICKS, so that a file chunked from tick 1 has its chunks where spans of CHUNK_TICKS
+ * from tick 1 put them. */
+static int64_t window_last(int64_t t)
+{
+    return t < 1 ? CHUNK_TICKS : ((t - 1) / CHUNK_TICKS + 1) * CHUNK_TICKS;
+}
 
 struct chunk_buf {
     size_t n;
@@ -1304,8 +1314,10 @@ struct chunk_buf {
     uint8_t present[COUNTER_MAX_FIELDS][CHUNK_TICKS];
 };
 
-/* Insert the chunks of the instance in `cb`, then empty it. */
-static int chunk_flush(const struct object_def *od, struct chunk_buf *cb, sqlite3_stmt *ins)
+/* Insert the chunks of the instance in `cb`, then empty it. A field of bit f in `nulls` is SQL
+ * NULL (as a column added after its chunks were written: none of its values). */
+static int chunk_flush(const struct object_def *od, struct chunk_buf *cb, sqlite3_stmt *ins,
+                       uint32_t nulls)
 {
     int rc = 0;
 
@@ -1319,6 +1331,10 @@ static int chunk_flush(const struct object_def *od, struct chunk_buf *cb, sqlite
         uint8_t *blob;
         size_t len;
 
+        if (nulls & (UINT32_C(1) << f)) {
+            sqlite3_bind_null(ins, (int)f + 4);
+            continue;
+        }
         rc = chunk_encode(&p, &blob, &len);
         if (rc == 0)
             rc = sqlite3_bind_blob64(ins, (int)f + 4, blob, len, free) == SQLITE_OK ? 0 : -ENOMEM;
@@ -1413,6 +1429,24 @@ static void slice_free(struct chunk_slice *s)
     free(s->b);
 }
 
+/* The INSERT of one chunk row of `od` (for chunk_flush). */
+static int chunk_insert_stmt(struct db *d, const struct object_def *od, sqlite3_stmt **ins)
+{
+    struct sbuf b = {0};
+    int rc;
+
+    sbuf_printf(&b, "INSERT INTO %s_chunks (inst, first_tick, last_tick", od->table);
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(&b, ", %s", od->fields[f].column);
+    sbuf_printf(&b, ") VALUES (?, ?, ?");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(&b, ", ?");
+    sbuf_printf(&b, ")");
+    rc = sbuf_ok(&b) ? prepare_once(d, b.s, ins) : -ENOMEM;
+    sbuf_free(&b);
+    return rc;
+}
+
 /*
  * Move the raw rows of object table `o` with ticks [lo, hi] and instances [a, b) into chunks. The
  * rows are read in the table's own (tick, inst) order (the ORDER BY needs no sort) into one buffer
@@ -1439,15 +1473,7 @@ static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, in
     sbuf_free(&b);
     if (rc < 0)
         goto out;
-    sbuf_printf(&b, "INSERT INTO %s_chunks (inst, first_tick, last_tick", od->table);
-    for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(&b, ", %s", od->fields[f].column);
-    sbuf_printf(&b, ") VALUES (?, ?, ?");
-    for (size_t f = 0; f < od->nfields; f++)
-        sbuf_printf(&b, ", ?");
-    sbuf_printf(&b, ")");
-    rc = sbuf_ok(&b) ? prepare_once(d, b.s, &ins) : -ENOMEM;
-    sbuf_free(&b);
+    rc = chunk_insert_stmt(d, od, &ins);
     if (rc < 0)
         goto out;
     sqlite3_bind_int64(sel, 1, lo);
@@ -1472,7 +1498,7 @@ static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, in
     rc = rc == SQLITE_DONE ? 0 : rc > 0 ? sql_errno(rc) : rc;
     *took = sl.n;
     for (size_t i = 0; rc == 0 && i < sl.n; i++)
-        rc = chunk_flush(od, sl.b[i], ins);
+        rc = chunk_flush(od, sl.b[i], ins, 0);
     if (rc == 0) {
         char sql[320];
         sqlite3_stmt *del;
@@ -1630,11 +1656,44 @@ static int maintain_tick_chunks(struct db *d)
         t = first;
     if (t >= done)
         return 0;
-    hi = t + CHUNK_TICKS - 1 < done - 1 ? t + CHUNK_TICKS - 1 : done - 1;
+    hi = window_last(t) < done - 1 ? window_last(t) : done - 1;
     rc = chunk_ticks(d, t, hi);
     if (rc == 0)
         rc = meta_set(d, "ticks_chunk_tick", hi + 1, NULL);
     return rc < 0 ? rc : 1;
+}
+
+/* Whether the span [lo, hi] can be chunked: rolled up (`rolled`: the roll-ups read the raw
+ * rows), not the newest tick, and all of it older than the recent window. */
+static int span_due(struct db *d, int64_t lo, int64_t hi, int64_t rolled, int64_t now_ms,
+                    const struct db_retention *r)
+{
+    if (hi > rolled || query_int(d, "SELECT max(id) FROM ticks", 0, 0, 0) <= hi)
+        return 0;
+    return query_int(d, "SELECT max(t_ms) FROM ticks WHERE id BETWEEN ?1 AND ?2", lo, hi,
+                     INT64_MAX) < now_ms - (int64_t)r->chunk_after_s * 1000;
+}
+
+/* The rows of tick t over the object tables: its instances. */
+static int64_t tick_instances(struct db *d, int64_t t)
+{
+    struct sbuf b = {0};
+    sqlite3_stmt *st = NULL;
+    int64_t n = INT64_MAX;
+
+    sbuf_printf(&b, "SELECT 0");
+    for (int o = 0; o < OBJ_COUNT; o++)
+        if (table_on(d, o))
+            sbuf_printf(&b, " + (SELECT count(*) FROM %s WHERE tick = ?1)",
+                        counter_objects[o].table);
+    if (sbuf_ok(&b) && prepare_once(d, b.s, &st) == 0) {
+        sqlite3_bind_int64(st, 1, t);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sbuf_free(&b);
+    return n;
 }
 
 /* Chunk one object table over the oldest span not chunked yet, when all of the span is older
@@ -1659,13 +1718,23 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
         obj = 0;
         inst = INT64_MIN;
     }
-    hi = lo + CHUNK_TICKS - 1;
-    if (hi > rolled || query_int(d, "SELECT max(id) FROM ticks", 0, 0, 0) <= hi)
-        return 0;
-    if (obj == 0 && inst == INT64_MIN &&
-        query_int(d, "SELECT max(t_ms) FROM ticks WHERE id BETWEEN ?1 AND ?2", lo, hi, INT64_MAX) >=
-            now_ms - (int64_t)r->chunk_after_s * 1000)
-        return 0;
+    if (obj != 0 || inst != INT64_MIN) { /* a span in hand: its end as chosen at its start */
+        hi = meta_get_int(d, "chunk_end", lo + CHUNK_TICKS - 1);
+    } else {
+        /* A span never crosses its merge window's end. Fresh where one step takes the whole
+         * span (a machine of a few CPUs, disks and NICs), so that the plain tail is short for
+         * a step a minute; the window's rest where a span takes many steps (at 1 000 disks),
+         * where four more rounds of steps a window and the merges' second coding of every
+         * value cost the writer 8-18 % (bench/README.md). */
+        hi = lo + CHUNK_FRESH - 1 < window_last(lo) ? lo + CHUNK_FRESH - 1 : window_last(lo);
+        if (!span_due(d, lo, hi, rolled, now_ms, r))
+            return 0;
+        if (hi < window_last(lo) && tick_instances(d, lo) > CHUNK_SLICE_INSTS) {
+            hi = window_last(lo);
+            if (!span_due(d, lo, hi, rolled, now_ms, r))
+                return 0;
+        }
+    }
     /* Slices of the span's objects in order, as many as the step's budget of instances holds: on
      * a machine of a few disks and NICs, every object of the span in one step (one transaction,
      * one set of maintenance queries) rather than one step each. */
@@ -1710,10 +1779,349 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
         }
     } while (budget > 0);
     rc = meta_set(d, "chunk_tick", lo, NULL);
+    if (rc == 0 && (obj != 0 || inst != INT64_MIN))
+        rc = meta_set(d, "chunk_end", hi, NULL);
     if (rc == 0)
         rc = meta_set(d, "chunk_obj", obj, NULL);
     if (rc == 0)
         rc = meta_set(d, "chunk_inst", inst, NULL);
+    return rc < 0 ? rc : 1;
+}
+
+/*
+ * Merging (maintain_merge). A fresh chunk is CHUNK_FRESH ticks long, so that the raw tail is one
+ * to two minutes past chunk_after_minutes rather than one to six. Once every object's rows and
+ * the ticks of a window of CHUNK_TICKS tick ids are chunked, steps merge each instance's chunks
+ * of the window into one, and the window's ticks_chunks rows into one: each value is decoded and
+ * coded once more, and the file keeps the coding of CHUNK_TICKS-tick chunks (bench/README.md).
+ * Only chunks wholly inside the window merge (a file's chunks of older spans stay as they are),
+ * and a reader sees each point once: a step deletes the fresh chunks and inserts the merged one
+ * in its transaction. Progress is in meta: "merge_tick" (the window's first tick id),
+ * "merge_obj" and "merge_inst", with the chunk steps' budget of instances a step.
+ */
+
+/* Decode the chunk blob `v` into field f of `cb` at point `at`: its ticks too when `*n` is
+ * unknown (-1; then *n is set), else check that they are the ones there. */
+static int merge_decode(sqlite3_value *v, struct chunk_buf *cb, size_t f, size_t at, long *n)
+{
+    int64_t ticks[CHUNK_TICKS];
+    struct chunk_points p = {0, *n < 0 ? cb->ticks + at : ticks, cb->values[f] + at,
+                             cb->present[f] + at};
+    const uint8_t *buf = sqlite3_value_blob(v);
+    size_t len = (size_t)sqlite3_value_bytes(v);
+
+    if (!buf || chunk_decode(buf, len, &p, CHUNK_TICKS - at) != 0)
+        return -EIO;
+    if (*n < 0) {
+        *n = (long)p.n;
+        return 0;
+    }
+    /* the columns of one chunk row have the same ticks */
+    if (p.n != (size_t)*n || memcmp(ticks, cb->ticks + at, p.n * sizeof(*ticks)) != 0)
+        return -EIO;
+    return 0;
+}
+
+/* The statements of one object's merges: its chunk row by id, the DELETE of one, the INSERT. */
+struct merge_stmts {
+    sqlite3_stmt *get, *del, *ins;
+};
+
+static int merge_prepare(struct db *d, const struct object_def *od, struct merge_stmts *m)
+{
+    struct sbuf b = {0};
+    char sql[128];
+    int rc;
+
+    sbuf_printf(&b, "SELECT inst");
+    for (size_t f = 0; f < od->nfields; f++)
+        sbuf_printf(&b, ", %s", od->fields[f].column);
+    sbuf_printf(&b, " FROM %s_chunks WHERE id = ?1", od->table);
+    rc = sbuf_ok(&b) ? prepare_once(d, b.s, &m->get) : -ENOMEM;
+    sbuf_free(&b);
+    snprintf(sql, sizeof(sql), "DELETE FROM %s_chunks WHERE id = ?1", od->table);
+    if (rc == 0)
+        rc = prepare_once(d, sql, &m->del);
+    if (rc == 0)
+        rc = chunk_insert_stmt(d, od, &m->ins);
+    return rc;
+}
+
+static void merge_finalize(struct merge_stmts *m)
+{
+    sqlite3_finalize(m->get);
+    sqlite3_finalize(m->del);
+    sqlite3_finalize(m->ins);
+}
+
+/* Read the chunks ids[0..n) of object `od` (one instance's, by first tick) into `cb`; *nulls:
+ * bit f set when field f is NULL in every one. -EIO: they do not make one chunk. */
+static int merge_read(const struct object_def *od, sqlite3_stmt *get, const int64_t *ids, size_t n,
+                      struct chunk_buf *cb, uint32_t *nulls)
+{
+    int rc = 0;
+
+    *nulls = (uint32_t)((UINT64_C(1) << od->nfields) - 1);
+    cb->n = 0;
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        size_t at = cb->n;
+        long pts = -1;
+
+        sqlite3_bind_int64(get, 1, ids[k]);
+        rc = sqlite3_step(get);
+        if (rc != SQLITE_ROW) {
+            rc = rc == SQLITE_DONE ? -EIO : sql_errno(rc);
+            sqlite3_reset(get);
+            break;
+        }
+        rc = 0;
+        cb->inst = sqlite3_column_int64(get, 0);
+        for (size_t f = 0; rc == 0 && f < od->nfields; f++) {
+            sqlite3_value *v = sqlite3_column_value(get, (int)f + 1);
+
+            if (sqlite3_value_type(v) == SQLITE_NULL)
+                continue;
+            rc = merge_decode(v, cb, f, at, &pts);
+            *nulls &= ~(UINT32_C(1) << f);
+        }
+        /* a row of no chunk, or one that does not follow the one before */
+        if (rc == 0 && (pts <= 0 || (at > 0 && cb->ticks[at] <= cb->ticks[at - 1])))
+            rc = -EIO;
+        for (size_t f = 0; rc == 0 && f < od->nfields; f++)
+            if (sqlite3_column_type(get, (int)f + 1) == SQLITE_NULL) {
+                memset(cb->present[f] + at, 0, (size_t)pts);
+                memset(cb->values[f] + at, 0, (size_t)pts * sizeof(int64_t));
+            }
+        if (rc == 0)
+            cb->n += (size_t)pts;
+        sqlite3_reset(get);
+    }
+    return rc;
+}
+
+/* Merge the chunks ids[0..n) of object o (one instance's, by first tick) into one. */
+static int merge_chunks(struct db *d, int o, struct merge_stmts *m, const int64_t *ids, size_t n,
+                        struct chunk_buf *cb)
+{
+    const struct object_def *od = &counter_objects[o];
+    uint32_t nulls;
+    int rc = merge_read(od, m->get, ids, n, cb, &nulls);
+
+    if (rc == -EIO) {
+        log_warnx("%s: the chunks of %s instance %lld from chunk %lld on do not merge; they stay "
+                  "as they are",
+                  d->path, od->table, (long long)cb->inst, (long long)ids[0]);
+        return 0;
+    }
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        sqlite3_bind_int64(m->del, 1, ids[k]);
+        rc = step_done(m->del);
+    }
+    if (rc == 0)
+        rc = chunk_flush(od, cb, m->ins, nulls);
+    return rc;
+}
+
+/*
+ * Merge the chunks of object o in the window [w, last] of the instances from `a` on, at most
+ * *budget of them (less what they took); *next: the instance to go on from, INT64_MAX when the
+ * object is done.
+ */
+static int merge_object(struct db *d, int o, int64_t w, int64_t last, int64_t a, int64_t *budget,
+                        int64_t *next)
+{
+    const struct object_def *od = &counter_objects[o];
+    struct chunk_buf *cb = NULL;
+    sqlite3_stmt *sel = NULL;
+    int64_t *ids = NULL, *insts = NULL;
+    size_t n = 0, cap = 0, start = 0;
+    struct merge_stmts m = {0};
+    int64_t taken = 0;
+    char sql[256];
+    int rc, todo = 0;
+
+    *next = INT64_MAX;
+    snprintf(sql, sizeof(sql),
+             "SELECT id, inst FROM %s_chunks WHERE last_tick BETWEEN ?1 AND ?2 AND first_tick "
+             ">= ?1 AND inst >= ?3 ORDER BY inst, first_tick",
+             od->table);
+    rc = prepare_once(d, sql, &sel);
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_int64(sel, 1, w);
+    sqlite3_bind_int64(sel, 2, last);
+    sqlite3_bind_int64(sel, 3, a);
+    /* The ids first (the merges below change the table this reads), of the instances of more
+     * than one chunk in the window: only they count against the budget, so a window of whole
+     * chunks (a big machine's: see maintain_chunks) is one read of its ids an object. */
+    while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+        int64_t inst = sqlite3_column_int64(sel, 1);
+
+        if (n > 0 && insts[n - 1] != inst) { /* the instance before is complete */
+            if (n - start == 1)
+                n--; /* one chunk: nothing to merge */
+            else
+                taken++;
+            start = n;
+            if (taken == *budget) {
+                *next = inst;
+                break;
+            }
+        }
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 64;
+            int64_t *ni = realloc(ids, nc * sizeof(*ni)), *nn;
+
+            if (ni)
+                ids = ni;
+            nn = ni ? realloc(insts, nc * sizeof(*nn)) : NULL;
+            if (!nn) {
+                rc = -ENOMEM;
+                break;
+            }
+            insts = nn;
+            cap = nc;
+        }
+        ids[n] = sqlite3_column_int64(sel, 0);
+        insts[n++] = inst;
+    }
+    if (rc == SQLITE_DONE && n - start == 1)
+        n--;
+    else if (rc == SQLITE_DONE && n > start)
+        taken++;
+    rc = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : rc > 0 ? sql_errno(rc) : rc;
+    sqlite3_finalize(sel);
+    *budget -= taken;
+    todo = n > 0;
+    start = 0;
+    if (rc == 0 && todo && !(cb = malloc(sizeof(*cb))))
+        rc = -ENOMEM;
+    if (rc == 0 && todo)
+        rc = merge_prepare(d, od, &m);
+    for (size_t i = 1; rc == 0 && todo && i <= n; i++)
+        if (i == n || insts[i] != insts[start]) {
+            if (i - start > 1)
+                rc = merge_chunks(d, o, &m, ids + start, i - start, cb);
+            start = i;
+        }
+    merge_finalize(&m);
+    free(cb);
+    free(ids);
+    free(insts);
+    return rc;
+}
+
+/* Merge the ticks_chunks rows wholly inside the window [w, last] into one. */
+static int merge_ticks(struct db *d, int64_t w, int64_t last)
+{
+    struct tick_span *ts = NULL;
+    struct chunk_points p;
+    sqlite3_stmt *sel = NULL;
+    int rc, rows = 0;
+
+    if (query_int(d, "SELECT count(*) FROM ticks_chunks WHERE first_id >= ?1 AND last_id <= ?2", w,
+                  last, 0) < 2)
+        return 0;
+    if (!(ts = malloc(sizeof(*ts))))
+        return -ENOMEM;
+    ts->n = 0;
+    rc = prepare_once(d,
+                      "SELECT t_ms, interval_ms, missed FROM ticks_chunks WHERE first_id >= ?1 "
+                      "AND last_id <= ?2 ORDER BY first_id",
+                      &sel);
+    if (rc == 0) {
+        sqlite3_bind_int64(sel, 1, w);
+        sqlite3_bind_int64(sel, 2, last);
+    }
+    while (rc == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+        int64_t ids[CHUNK_TICKS];
+        uint8_t *pres[3] = {ts->all, ts->has_interval, NULL};
+        int64_t *vals[3] = {ts->t_ms, ts->interval, ts->missed};
+        uint8_t ones[CHUNK_TICKS];
+        size_t at = ts->n, pts = 0;
+
+        rc = 0;
+        for (int c = 0; rc == 0 && c < 3; c++) {
+            const uint8_t *buf = sqlite3_column_blob(sel, c);
+
+            p = (struct chunk_points){0, c == 0 ? ts->id + at : ids, vals[c] + at,
+                                      pres[c] ? pres[c] + at : ones};
+            if (!buf ||
+                chunk_decode(buf, (size_t)sqlite3_column_bytes(sel, c), &p, CHUNK_TICKS - at) != 0)
+                rc = -EIO;
+            else if (c == 0)
+                pts = p.n;
+            else if (p.n != pts || memcmp(ids, ts->id + at, pts * sizeof(*ids)) != 0)
+                rc = -EIO;
+        }
+        if (rc == 0 && at > 0 && ts->id[at] <= ts->id[at - 1])
+            rc = -EIO;
+        ts->n += pts;
+        rows++;
+    }
+    rc = rc == SQLITE_DONE ? 0 : rc > 0 ? sql_errno(rc) : rc;
+    sqlite3_finalize(sel);
+    if (rc == -EIO)
+        log_warnx("%s: the ticks chunks of ticks %lld-%lld do not merge; they stay as they are",
+                  d->path, (long long)w, (long long)last);
+    else if (rc == 0 && rows > 1) {
+        rc = exec_ab(d, "DELETE FROM ticks_chunks WHERE first_id >= ?1 AND last_id <= ?2", w, last);
+        if (rc == 0)
+            rc = tick_chunk_insert(d, ts);
+    }
+    free(ts);
+    return rc == -EIO ? 0 : rc;
+}
+
+/* Merge the chunks of the oldest window not merged yet once all of it is chunked, ticks too
+ * (see above). Returns 1 if more remain. */
+static int maintain_merge(struct db *d, int64_t now_ms, const struct db_retention *r)
+{
+    int64_t done = meta_get_int(d, "chunk_tick", 0), w = meta_get_int(d, "merge_tick", -1);
+    int64_t obj = meta_get_int(d, "merge_obj", 0), inst = meta_get_int(d, "merge_inst", INT64_MIN);
+    int64_t budget = CHUNK_SLICE_INSTS, last;
+    int rc = 0;
+
+    (void)now_ms;
+    (void)r; /* chunks made before chunking was turned off merge too */
+    if (done <= 0)
+        return 0;
+    if (w < 0) { /* the first window of the chunks made from here on */
+        w = window_last(done) - CHUNK_TICKS + 1;
+        if ((rc = meta_set(d, "merge_tick", w, NULL)) < 0)
+            return rc;
+    }
+    last = window_last(w);
+    if (done <= last || meta_get_int(d, "ticks_chunk_tick", 0) <= last)
+        return 0;
+    do {
+        int64_t next;
+
+        while (obj < OBJ_COUNT && !table_on(d, (int)obj)) {
+            obj++;
+            inst = INT64_MIN;
+        }
+        if (obj == OBJ_COUNT) {
+            rc = merge_ticks(d, w, last);
+            w = last + 1;
+            obj = 0;
+            inst = INT64_MIN;
+            break;
+        }
+        rc = merge_object(d, (int)obj, w, last, inst, &budget, &next);
+        if (next != INT64_MAX) {
+            inst = next;
+            break;
+        }
+        obj++;
+        inst = INT64_MIN;
+    } while (rc == 0 && budget > 0);
+    if (rc == 0)
+        rc = meta_set(d, "merge_tick", w, NULL);
+    if (rc == 0)
+        rc = meta_set(d, "merge_obj", obj, NULL);
+    if (rc == 0)
+        rc = meta_set(d, "merge_inst", inst, NULL);
     return rc < 0 ? rc : 1;
 }
 
@@ -2009,7 +2417,8 @@ int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r)
     /* Each step is its own transaction: roll-ups first, so neither chunking nor retention ever
      * takes raw ticks whose minutes are not summarized yet. */
     int (*const steps[])(struct db *, int64_t, const struct db_retention *) = {
-        maintain_minutes, maintain_hours, maintain_chunks, maintain_retention, maintain_size};
+        maintain_minutes, maintain_hours,     maintain_chunks,
+        maintain_merge,   maintain_retention, maintain_size};
     int more = 0, rc;
 
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {

@@ -81,31 +81,37 @@ def live_chunking(work):
     d = Daemon(config={"retention": {"chunk_after_minutes": 1}}, db=db, workdir=os.path.join(work, "l"),
                env={"PERFLOGD_TEST_CLOCK_SPEED": "60"})
     try:
-        # the first span can go once its last tick is a minute old: at tick ~360, 2-3 s from here
-        d.start(wait_ticks=200, timeout=40)
-        x = d.query("SELECT t_ms FROM ticks WHERE id = 150")[0][0]
+        # the first fresh span (ticks 1-60) can go once its last tick is a minute old: at tick
+        # ~120, a second or more from here
+        d.start(wait_ticks=40, timeout=40)
+        x = d.query("SELECT t_ms FROM ticks WHERE id = 40")[0][0]
         q = f"SELECT t_ms, path, value FROM counter_values WHERE t_ms <= {x} ORDER BY t_ms, path;"
-        tq = "SELECT id, t_ms, interval_ms, missed FROM ticks_all WHERE id <= 150 ORDER BY id;"
+        tq = "SELECT id, t_ms, interval_ms, missed FROM ticks_all WHERE id <= 40 ORDER BY id;"
         rc1, before, err1 = shell(db, q, True)
         _, ticks_before, _ = shell(db, tq, True)
         tables = [t for (t,) in d.query("SELECT name FROM sqlite_master WHERE name GLOB '*_chunks'")]
         chunks = sum(d.query(f"SELECT count(*) FROM {t}")[0][0] for t in tables)
-        check(len(tables) > 5 and chunks == 0, "nothing was chunked yet when the first 150 ticks were read")
+        check(len(tables) > 5 and chunks == 0, "nothing was chunked yet when the first 40 ticks were read")
         deadline, span_done = time.time() + 60, 0
         while time.time() < deadline and not span_done:
             time.sleep(0.5)
-            span_done = d.query("SELECT count(*) FROM ticks_chunks WHERE first_id = 1")[0][0]
-        check(span_done, "the daemon's writer chunked its first 300 ticks, rows and then ticks")
+            span_done = d.query("SELECT count(*) FROM ticks_chunks WHERE first_id = 1 AND last_id = 300")[0][0]
+        check(span_done, "the daemon's writer chunked its first 300 ticks, rows and then ticks, "
+                         "in fresh spans merged into one chunk")
+        merged = d.query("SELECT count(*) FROM obj_processor_chunks WHERE first_tick = 1 AND last_tick = 300")[0][0]
+        fresh = d.query("SELECT count(*) FROM obj_processor_chunks WHERE first_tick > 1 AND last_tick <= 300")[0][0]
+        check(merged >= 1 and fresh == 0, f"one processor chunk an instance for ticks 1-300 ({merged}), "
+                                          f"no fresh one left in them ({fresh})")
         rc2, after, err2 = shell(db, q, True)
         raw = d.query("SELECT (SELECT count(*) FROM obj_processor WHERE tick <= 300), "
                       "(SELECT count(*) FROM obj_processor_chunks)")[0]
         check(raw[0] == 0 and raw[1] > 0, f"their raw rows are gone, {raw[1]} processor chunks hold them")
         plain_ticks = d.query("SELECT count(*) FROM ticks WHERE id <= 300")[0][0]
         rc3, ticks_after, err3 = shell(db, tq, True)
-        check(plain_ticks == 0 and rc3 == 0 and ticks_before.count("\n") == 150 and ticks_after == ticks_before,
-              f"their ticks left `ticks` ({plain_ticks} remain); ticks_all gives the same 150 ({err3.strip()})")
-        check(rc1 == 0 and rc2 == 0 and before.count("\n") > 3000 and before == after,
-              f"counter_values of the first 150 ticks: the same {before.count(chr(10))} rows before and "
+        check(plain_ticks == 0 and rc3 == 0 and ticks_before.count("\n") == 40 and ticks_after == ticks_before,
+              f"their ticks left `ticks` ({plain_ticks} remain); ticks_all gives the same 40 ({err3.strip()})")
+        check(rc1 == 0 and rc2 == 0 and before.count("\n") > 800 and before == after,
+              f"counter_values of the first 40 ticks: the same {before.count(chr(10))} rows before and "
               f"after ({err1.strip()}{err2.strip()})")
     finally:
         d.stop()

@@ -490,13 +490,14 @@ static void test_ticks_chunked(void)
     CHECK(before && strstr(before, "|-|0|\n") && strstr(before, "|1003|3|\n"));
     CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 0);
 
-    /* spans 1-300 .. 601-900 are older than 600 s (the clock stepped back: not 901-1200) */
+    /* windows 1-300 .. 601-900 and the fresh span 901-960 are older than 600 s (the clock
+     * stepped back: not 961-1020) */
     CHECK_INT(maintain_all(d, now, &chunked), 0);
     s = shell_snapshot(path, "SELECT first_id, last_id FROM ticks_chunks ORDER BY first_id");
-    CHECK_STR(s ? s : "", "1|300|\n301|600|\n601|900|\n");
+    CHECK_STR(s ? s : "", "1|300|\n301|600|\n601|900|\n901|960|\n");
     free(s);
-    CHECK_INT(count(path, "SELECT count(*) FROM ticks WHERE id <= 900"), 0);
-    CHECK_INT(count(path, "SELECT min(id) FROM ticks"), 901);
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks WHERE id <= 960"), 0);
+    CHECK_INT(count(path, "SELECT min(id) FROM ticks"), 961);
     s = odd_snapshot(path, series);
     check_same("ticks and one series' time ranges after chunking the ticks", before, s);
     free(s);
@@ -539,8 +540,8 @@ static void test_ticks_chunks_expire(void)
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
     CHECK_INT(write_ticks(d, 0, 4600, T0, &seed), 0);
     CHECK_INT(maintain_all(d, now, &chunked), 0);
-    /* spans 1-300 .. 3601-3900: older than 600 s */
-    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 13);
+    /* windows 1-300 .. 3601-3900 and the fresh span 3901-3960: older than 600 s */
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 14);
     /* mk_tick's intervals are 1000-1002 ms: still a few bytes a span */
     s = shell_snapshot(path, "SELECT max(length(t_ms) + length(interval_ms) + length(missed)) "
                              "FROM ticks_chunks");
@@ -933,6 +934,7 @@ static void test_one_step_a_span(void)
     char path[256], err[512];
     unsigned seed = 3;
     struct db *d;
+    char *s;
 
     snprintf(path, sizeof(path), "%s/onestep.db", dir);
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
@@ -940,22 +942,203 @@ static void test_one_step_a_span(void)
     CHECK_INT(maintain_all(d, now, &plain), 0); /* the roll-ups first, as the writer's would be */
     CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 0);
     CHECK_INT(db_maintain(d, now, &chunked), 1);
-    /* one chunk row per instance of every object, for ticks 1-300, none of the raw rows left */
+    /* one chunk row per instance of every object, for the fresh span of ticks 1-60, none of the
+     * raw rows left */
     CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks WHERE first_tick = 1"), 1);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick = 1"), 1);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_net_chunks WHERE first_tick = 1"), 1);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_memory_chunks WHERE first_tick = 1"), 1);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp_chunks WHERE first_tick = 1"), 1);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor WHERE tick <= 300"), 0);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp WHERE tick <= 300"), 0);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp WHERE tick > 300"), 700);
-    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_tick'"), 301);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor WHERE tick <= 60"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp WHERE tick <= 60"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp WHERE tick > 60"), 940);
+    CHECK_INT(count(path, "SELECT max(last_tick) FROM obj_tcp_chunks"), 60);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_tick'"), 61);
     CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_obj'"), 0);
-    /* the next span is not due: the steps that follow move the span's ticks, then stop */
+    /* the fresh spans up to 301-360 are due (361-420 is not): the window 1-300 merges into one
+     * chunk an instance, its ticks into one ticks chunk, and the steps stop */
     CHECK_INT(maintain_all(d, now, &chunked), 0);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 1);
-    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 1);
+    s = shell_snapshot(path, "SELECT first_tick, last_tick FROM obj_processor_chunks ORDER BY 1");
+    CHECK_STR(s ? s : "", "1|300|\n301|360|\n");
+    free(s);
+    s = shell_snapshot(path, "SELECT first_id, last_id FROM ticks_chunks ORDER BY 1");
+    CHECK_STR(s ? s : "", "1|300|\n301|360|\n");
+    free(s);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'merge_tick'"), 301);
     db_close(d);
+}
+
+/* A tick of 20 disks, 40 from tick id 11 on, and one instance of each other object. */
+static struct tick *mk_grow_tick(int i, unsigned *seed)
+{
+    struct tick *t = calloc(1, sizeof(*t));
+
+    t->refs = 1;
+    t->wall_ms = T0 + (int64_t)i * 1000;
+    t->interval_ms = i ? 1000 : 0;
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+        size_t n = o == OBJ_DISK ? (i < 10 ? 20 : 40) : o == OBJ_PROCESS ? 0 : 1;
+
+        t->obj[o].rows = calloc(n ? n : 1, sizeof(struct tick_row));
+        for (size_t k = 0; k < n; k++) {
+            struct tick_row *row = &t->obj[o].rows[t->obj[o].n++];
+
+            snprintf(row->name, sizeof(row->name), o == OBJ_DISK ? "g%02zu" : "x", k);
+            for (size_t f = 0; f < od->nfields; f++) {
+                *seed = *seed * 1103515245u + 12345u;
+                row->v[f] = (*seed >> 8) % 1000u;
+            }
+        }
+    }
+    return t;
+}
+
+/*
+ * A fresh span whose instances outgrow the step's budget after its first tick (20 disks at the
+ * start, 40 from tick 11): the step that takes the disks ends the budget, and the next step
+ * takes the other objects over the same span, not a whole window. The next span, of 40 disks
+ * from its first tick, is the window's rest, and the window merges.
+ */
+static void test_fresh_span_continues(void)
+{
+    struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 600};
+    int64_t now = T0 + 700 * 1000LL; /* ticks 1-100 are older than 600 s */
+    struct tick *batch[SPAN];
+    char path[256], err[512];
+    char *values, *s;
+    unsigned seed = 17;
+    struct db *d;
+
+    snprintf(path, sizeof(path), "%s/grow.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    for (int i = 0; i < 900; i += SPAN) {
+        for (int j = 0; j < SPAN; j++)
+            batch[j] = mk_grow_tick(i + j, &seed);
+        CHECK_INT(db_write_ticks(d, batch, SPAN), 0);
+        for (int j = 0; j < SPAN; j++)
+            tick_free(batch[j]);
+    }
+    CHECK_INT(maintain_all(d, now, &plain), 0);
+    values = shell_snapshot(path, Q_VALUES);
+    CHECK_INT(db_maintain(d, now, &chunked), 1);
+    /* the processor and the 40 disks of ticks 1-60: over the budget of 32, the step ends */
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE last_tick = 60"), 40);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_net_chunks"), 0);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_end'"), 60);
+    CHECK_INT(db_maintain(d, now, &chunked), 1);
+    s = shell_snapshot(path, "SELECT first_tick, last_tick FROM obj_net_chunks");
+    CHECK_STR(s ? s : "", "1|60|\n");
+    free(s);
+    CHECK_INT(count(path, "SELECT min(tick) FROM obj_tcp"), 61);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_tick'"), 61);
+    /* over 32 instances at the next span's first tick: the window's rest, 61-300, not due yet */
+    CHECK_INT(maintain_all(d, now, &chunked), 0);
+    s = shell_snapshot(path, "SELECT first_tick, last_tick FROM obj_net_chunks ORDER BY 1");
+    CHECK_STR(s ? s : "", "1|60|\n");
+    free(s);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_tick'"), 61);
+    /* due at tick 900; then the window merges */
+    CHECK_INT(maintain_all(d, T0 + 900 * 1000LL, &chunked), 0);
+    s = shell_snapshot(path, "SELECT first_tick, last_tick FROM obj_net_chunks ORDER BY 1");
+    CHECK_STR(s ? s : "", "1|300|\n");
+    free(s);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick > 300"), 0);
+    s = shell_snapshot(path, Q_VALUES);
+    check_same("counter_values, a fresh span taken in two steps", values, s);
+    free(s);
+    db_close(d);
+    free(values);
+}
+
+/* Run `sql` on the file from a connection of its own, as a hand or an older perflogd would. */
+static void shell_exec(const char *path, const char *sql)
+{
+    sqlite3 *conn = NULL;
+
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(conn, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(conn);
+}
+
+/*
+ * Fresh chunks of 60 ticks, merged once their window of 300 tick ids is chunked: the values read
+ * the same at each stage, a column NULL in some of the fresh chunks (added after they were
+ * written) merges into one that has its values NULL there, one NULL in all of them stays NULL,
+ * and chunks that do not decode stay as they are while the rest of the window merges.
+ */
+static void test_merge_fresh_chunks(void)
+{
+    struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 600};
+    char path[256], err[512];
+    char *values, *s;
+    unsigned seed = 13;
+    struct db *d;
+
+    snprintf(path, sizeof(path), "%s/merge.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(write_ticks(d, 0, 1300, T0, &seed), 0);
+    CHECK_INT(maintain_all(d, T0 + 1300 * 1000LL, &plain), 0);
+    values = shell_snapshot(path, Q_VALUES);
+
+    /* at tick 720, ticks 1-120 are older than 600 s: two fresh spans, no window complete */
+    CHECK_INT(maintain_all(d, T0 + 720 * 1000LL, &chunked), 0);
+    s = shell_snapshot(path, "SELECT first_tick, last_tick FROM obj_processor_chunks ORDER BY 1");
+    CHECK_STR(s ? s : "", "1|60|\n61|120|\n");
+    free(s);
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 2);
+    CHECK_INT(count(path, "SELECT min(tick) FROM obj_processor"), 121);
+    s = shell_snapshot(path, Q_VALUES);
+    check_same("counter_values with fresh chunks", values, s);
+    free(s);
+
+    /* steps at tick 900 until the window's fifth fresh span is chunked: the merge waits for
+     * its ticks, a step later */
+    for (int i = 0; i < 100 && count(path, "SELECT count(*) FROM obj_processor_chunks WHERE "
+                                           "first_tick = 241") == 0;
+         i++)
+        CHECK(db_maintain(d, T0 + 900 * 1000LL, &chunked) >= 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 5);
+    /* si_net_rx NULL in the second fresh chunk, si_net_tx in all five */
+    shell_exec(path, "UPDATE obj_processor_chunks SET si_net_rx = NULL WHERE first_tick = 61; "
+                     "UPDATE obj_processor_chunks SET si_net_tx = NULL");
+    free(values);
+    values = shell_snapshot(path, Q_VALUES);
+    CHECK(count(path, "SELECT count(*) FROM counter_values WHERE path LIKE "
+                      "'\\Processor(%)\\NET_RX Softirqs/sec' AND value IS NULL") >= 60);
+
+    /* at tick 960: fresh spans up to 301-360, and the window 1-300 merged */
+    CHECK_INT(maintain_all(d, T0 + 960 * 1000LL, &chunked), 0);
+    s = shell_snapshot(path, "SELECT first_tick, last_tick, typeof(si_net_rx), typeof(si_net_tx) "
+                             "FROM obj_processor_chunks ORDER BY 1");
+    CHECK_STR(s ? s : "", "1|300|blob|null|\n301|360|blob|blob|\n");
+    free(s);
+    CHECK_INT(count(path, "SELECT count(*) FROM (SELECT inst FROM obj_disk_chunks WHERE "
+                          "last_tick <= 300 GROUP BY inst HAVING count(*) > 1)"),
+              0);
+    s = shell_snapshot(path, "SELECT first_id, last_id FROM ticks_chunks ORDER BY 1");
+    CHECK_STR(s ? s : "", "1|300|\n301|360|\n");
+    free(s);
+    s = shell_snapshot(path, Q_VALUES);
+    check_same("counter_values after a merge, with NULL columns", values, s);
+    free(s);
+
+    /* a fresh chunk that does not decode: its instance's chunks of the window stay, the other
+     * objects' merge, and maintenance goes on */
+    shell_exec(path, "UPDATE obj_processor_chunks SET user = x'00' WHERE first_tick = 301");
+    CHECK_INT(maintain_all(d, T0 + 1200 * 1000LL, &chunked), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks WHERE first_tick > 300 AND "
+                          "last_tick <= 600"),
+              5);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp_chunks WHERE first_tick > 300 AND "
+                          "last_tick <= 600"),
+              1);
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks WHERE first_id > 300 AND "
+                          "last_id <= 600"),
+              1);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'merge_tick'"), 601);
+    db_close(d);
+    free(values);
 }
 
 int main(void)
@@ -974,6 +1157,8 @@ int main(void)
     test_v5_fixture();
     test_chunk_slices();
     test_one_step_a_span();
+    test_merge_fresh_chunks();
+    test_fresh_span_continues();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
