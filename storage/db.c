@@ -1785,6 +1785,9 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
         rc = meta_set(d, "chunk_obj", obj, NULL);
     if (rc == 0)
         rc = meta_set(d, "chunk_inst", inst, NULL);
+    /* A span done: its ticks in the same transaction, rather than a step of their own */
+    if (rc == 0 && obj == 0 && inst == INT64_MIN)
+        rc = maintain_tick_chunks(d);
     return rc < 0 ? rc : 1;
 }
 

@@ -1092,12 +1092,10 @@ static void test_merge_fresh_chunks(void)
     check_same("counter_values with fresh chunks", values, s);
     free(s);
 
-    /* steps at tick 900 until the window's fifth fresh span is chunked: the merge waits for
-     * its ticks, a step later */
-    for (int i = 0; i < 100 && count(path, "SELECT count(*) FROM obj_processor_chunks WHERE "
-                                           "first_tick = 241") == 0;
-         i++)
-        CHECK(db_maintain(d, T0 + 900 * 1000LL, &chunked) >= 0);
+    /* the window's merge held back (its progress in meta set past it) while all five fresh
+     * spans are chunked, at tick 900 */
+    shell_exec(path, "UPDATE meta SET value = 301 WHERE key = 'merge_tick'");
+    CHECK_INT(maintain_all(d, T0 + 900 * 1000LL, &chunked), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 5);
     /* si_net_rx NULL in the second fresh chunk, si_net_tx in all five */
     shell_exec(path, "UPDATE obj_processor_chunks SET si_net_rx = NULL WHERE first_tick = 61; "
@@ -1107,7 +1105,9 @@ static void test_merge_fresh_chunks(void)
     CHECK(count(path, "SELECT count(*) FROM counter_values WHERE path LIKE "
                       "'\\Processor(%)\\NET_RX Softirqs/sec' AND value IS NULL") >= 60);
 
-    /* at tick 960: fresh spans up to 301-360, and the window 1-300 merged */
+    /* at tick 960, the merge's progress back at the window: fresh spans up to 301-360, and the
+     * window 1-300 merged */
+    shell_exec(path, "UPDATE meta SET value = 1 WHERE key = 'merge_tick'");
     CHECK_INT(maintain_all(d, T0 + 960 * 1000LL, &chunked), 0);
     s = shell_snapshot(path, "SELECT first_tick, last_tick, typeof(si_net_rx), typeof(si_net_tx) "
                              "FROM obj_processor_chunks ORDER BY 1");
