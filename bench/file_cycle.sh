@@ -15,7 +15,8 @@ name=file_cycle
 bench_need_tools sqlite3 bc
 here=$(dirname "$0")
 dir=$(mktemp -d /var/tmp/perflog-bench-cycle-XXXXXX)
-trap 'kill $po $pn 2>/dev/null || true; rm -rf "$dir"' EXIT
+# BENCH_KEEP=1 keeps the files and the reports (the directory is printed at the end)
+trap 'kill $po $pn 2>/dev/null || true; [ -n "${BENCH_KEEP:-}" ] && echo "kept $dir" || rm -rf "$dir"' EXIT
 
 "$old" --db "$dir/old.db" --listen 127.0.0.1:9973 --log-level warn & po=$!
 "$new" --db "$dir/new.db" --listen 127.0.0.1:9974 --log-level warn & pn=$!

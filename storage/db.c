@@ -1315,9 +1315,10 @@ struct chunk_buf {
 };
 
 /* Insert the chunks of the instance in `cb`, then empty it. A field of bit f in `nulls` is SQL
- * NULL (as a column added after its chunks were written: none of its values). */
+ * NULL (as a column added after its chunks were written: none of its values). The row's id is
+ * `id`, or the next one when 0. */
 static int chunk_flush(const struct object_def *od, struct chunk_buf *cb, sqlite3_stmt *ins,
-                       uint32_t nulls)
+                       uint32_t nulls, int64_t id)
 {
     int rc = 0;
 
@@ -1326,6 +1327,10 @@ static int chunk_flush(const struct object_def *od, struct chunk_buf *cb, sqlite
     sqlite3_bind_int64(ins, 1, cb->inst);
     sqlite3_bind_int64(ins, 2, cb->ticks[0]);
     sqlite3_bind_int64(ins, 3, cb->ticks[cb->n - 1]);
+    if (id)
+        sqlite3_bind_int64(ins, (int)od->nfields + 4, id);
+    else
+        sqlite3_bind_null(ins, (int)od->nfields + 4);
     for (size_t f = 0; rc == 0 && f < od->nfields; f++) {
         struct chunk_points p = {cb->n, cb->ticks, cb->values[f], cb->present[f]};
         uint8_t *blob;
@@ -1438,10 +1443,10 @@ static int chunk_insert_stmt(struct db *d, const struct object_def *od, sqlite3_
     sbuf_printf(&b, "INSERT INTO %s_chunks (inst, first_tick, last_tick", od->table);
     for (size_t f = 0; f < od->nfields; f++)
         sbuf_printf(&b, ", %s", od->fields[f].column);
-    sbuf_printf(&b, ") VALUES (?, ?, ?");
+    sbuf_printf(&b, ", id) VALUES (?, ?, ?");
     for (size_t f = 0; f < od->nfields; f++)
         sbuf_printf(&b, ", ?");
-    sbuf_printf(&b, ")");
+    sbuf_printf(&b, ", ?)");
     rc = sbuf_ok(&b) ? prepare_once(d, b.s, ins) : -ENOMEM;
     sbuf_free(&b);
     return rc;
@@ -1498,7 +1503,7 @@ static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, in
     rc = rc == SQLITE_DONE ? 0 : rc > 0 ? sql_errno(rc) : rc;
     *took = sl.n;
     for (size_t i = 0; rc == 0 && i < sl.n; i++)
-        rc = chunk_flush(od, sl.b[i], ins, 0);
+        rc = chunk_flush(od, sl.b[i], ins, 0, 0);
     if (rc == 0) {
         char sql[320];
         sqlite3_stmt *del;
@@ -1902,7 +1907,9 @@ static int merge_read(const struct object_def *od, sqlite3_stmt *get, const int6
     return rc;
 }
 
-/* Merge the chunks ids[0..n) of object o (one instance's, by first tick) into one. */
+/* Merge the chunks ids[0..n) of object o (one instance's, by first tick) into one, which takes
+ * the first one's id: its place in the table, where the fresh chunks' pages have room, rather
+ * than the table's end (there the fresh chunks left part-empty pages behind: bench/README.md). */
 static int merge_chunks(struct db *d, int o, struct merge_stmts *m, const int64_t *ids, size_t n,
                         struct chunk_buf *cb)
 {
@@ -1921,7 +1928,7 @@ static int merge_chunks(struct db *d, int o, struct merge_stmts *m, const int64_
         rc = step_done(m->del);
     }
     if (rc == 0)
-        rc = chunk_flush(od, cb, m->ins, nulls);
+        rc = chunk_flush(od, cb, m->ins, nulls, ids[0]);
     return rc;
 }
 

@@ -1072,6 +1072,7 @@ static void test_merge_fresh_chunks(void)
     struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 600};
     char path[256], err[512];
     char *values, *s;
+    int64_t first_id;
     unsigned seed = 13;
     struct db *d;
 
@@ -1107,8 +1108,13 @@ static void test_merge_fresh_chunks(void)
 
     /* at tick 960, the merge's progress back at the window: fresh spans up to 301-360, and the
      * window 1-300 merged */
+    first_id = count(path, "SELECT id FROM obj_processor_chunks WHERE first_tick = 1");
     shell_exec(path, "UPDATE meta SET value = 1 WHERE key = 'merge_tick'");
     CHECK_INT(maintain_all(d, T0 + 960 * 1000LL, &chunked), 0);
+    /* the merged chunk in the first fresh one's place */
+    CHECK_INT(count(path, "SELECT id FROM obj_processor_chunks WHERE first_tick = 1 AND "
+                          "last_tick = 300"),
+              first_id);
     s = shell_snapshot(path, "SELECT first_tick, last_tick, typeof(si_net_rx), typeof(si_net_tx) "
                              "FROM obj_processor_chunks ORDER BY 1");
     CHECK_STR(s ? s : "", "1|300|blob|null|\n301|360|blob|blob|\n");
