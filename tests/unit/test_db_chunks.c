@@ -813,7 +813,18 @@ static void test_v4_fixture(void)
 #define SLICE_DISKS 100
 #define SLICE_TICKS 900
 
-static struct tick *mk_slice_tick(int i, unsigned *seed)
+/*
+ * A tick's disks by plan: how many at tick i, and each one's name (0: disk k is absent at tick i).
+ * The other objects have one instance "x" each (processes none); values are pseudo-random below
+ * value_mod, drawn in row order from *seed.
+ */
+struct disk_plan {
+    size_t (*count)(int i);
+    int (*name)(int i, size_t k, char *buf, size_t cap);
+    uint32_t value_mod;
+};
+
+static struct tick *mk_plan_tick(int i, unsigned *seed, const struct disk_plan *p)
 {
     struct tick *t = calloc(1, sizeof(*t));
 
@@ -822,29 +833,49 @@ static struct tick *mk_slice_tick(int i, unsigned *seed)
     t->interval_ms = i ? 1000 : 0;
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
-        size_t n = o == OBJ_DISK ? SLICE_DISKS + 1 : o == OBJ_PROCESS ? 0 : 1;
+        size_t n = o == OBJ_DISK ? p->count(i) : o == OBJ_PROCESS ? 0 : 1;
 
         t->obj[o].rows = calloc(n ? n : 1, sizeof(struct tick_row));
         for (size_t k = 0; k < n; k++) {
             struct tick_row *row = &t->obj[o].rows[t->obj[o].n];
 
-            if (o == OBJ_DISK &&
-                ((k == 40 && i >= 300 && i < 350) || (k == SLICE_DISKS && i < 450)))
+            if (o == OBJ_DISK && !p->name(i, k, row->name, sizeof(row->name)))
                 continue;
-            if (o == OBJ_DISK && k == SLICE_DISKS)
-                snprintf(row->name, sizeof(row->name), "dnew");
-            else if (o == OBJ_DISK)
-                snprintf(row->name, sizeof(row->name), "d%03zu", k);
-            else
+            if (o != OBJ_DISK)
                 snprintf(row->name, sizeof(row->name), "x");
             for (size_t f = 0; f < od->nfields; f++) {
                 *seed = *seed * 1103515245u + 12345u;
-                row->v[f] = (*seed >> 8) % 1000000u;
+                row->v[f] = (*seed >> 8) % p->value_mod;
             }
             t->obj[o].n++;
         }
     }
     return t;
+}
+
+/* SLICE_DISKS disks; d040 absent at ticks 300-349; "dnew" from tick 450 on */
+static size_t slice_count(int i)
+{
+    (void)i;
+    return SLICE_DISKS + 1;
+}
+
+static int slice_name(int i, size_t k, char *buf, size_t cap)
+{
+    if ((k == 40 && i >= 300 && i < 350) || (k == SLICE_DISKS && i < 450))
+        return 0;
+    if (k == SLICE_DISKS)
+        snprintf(buf, cap, "dnew");
+    else
+        snprintf(buf, cap, "d%03zu", k);
+    return 1;
+}
+
+static const struct disk_plan slice_plan = {slice_count, slice_name, 1000000u};
+
+static struct tick *mk_slice_tick(int i, unsigned *seed)
+{
+    return mk_plan_tick(i, seed, &slice_plan);
 }
 
 static void test_chunk_slices(void)
@@ -969,29 +1000,23 @@ static void test_one_step_a_span(void)
 }
 
 /* A tick of 20 disks, 40 from tick id 11 on, and one instance of each other object. */
+static size_t grow_count(int i)
+{
+    return i < 10 ? 20 : 40;
+}
+
+static int grow_name(int i, size_t k, char *buf, size_t cap)
+{
+    (void)i;
+    snprintf(buf, cap, "g%02zu", k);
+    return 1;
+}
+
+static const struct disk_plan grow_plan = {grow_count, grow_name, 1000u};
+
 static struct tick *mk_grow_tick(int i, unsigned *seed)
 {
-    struct tick *t = calloc(1, sizeof(*t));
-
-    t->refs = 1;
-    t->wall_ms = T0 + (int64_t)i * 1000;
-    t->interval_ms = i ? 1000 : 0;
-    for (int o = 0; o < OBJ_COUNT; o++) {
-        const struct object_def *od = &counter_objects[o];
-        size_t n = o == OBJ_DISK ? (i < 10 ? 20 : 40) : o == OBJ_PROCESS ? 0 : 1;
-
-        t->obj[o].rows = calloc(n ? n : 1, sizeof(struct tick_row));
-        for (size_t k = 0; k < n; k++) {
-            struct tick_row *row = &t->obj[o].rows[t->obj[o].n++];
-
-            snprintf(row->name, sizeof(row->name), o == OBJ_DISK ? "g%02zu" : "x", k);
-            for (size_t f = 0; f < od->nfields; f++) {
-                *seed = *seed * 1103515245u + 12345u;
-                row->v[f] = (*seed >> 8) % 1000u;
-            }
-        }
-    }
-    return t;
+    return mk_plan_tick(i, seed, &grow_plan);
 }
 
 /*
