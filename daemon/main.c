@@ -268,6 +268,9 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->writer_stmt_bytes = ws.db_stmt_bytes;
     out->writer_schema_bytes = ws.db_schema_bytes;
     out->writer_cache_bytes = ws.db_cache_bytes;
+    out->wal_writes_in = ws.wal_writes_in;
+    out->wal_writes_out = ws.wal_writes_out;
+    out->wal_bytes = ws.wal_bytes;
     out->max_db_bytes = d->max_db_bytes;
     out->queued = qs.queued;
     out->in_flight = qs.in_flight;

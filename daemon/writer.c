@@ -154,6 +154,9 @@ static void report_size(struct writer *w, const struct db_retention *r)
     w->stats.db_stmt_bytes = m.stmt_bytes;
     w->stats.db_schema_bytes = m.schema_bytes;
     w->stats.db_cache_bytes = m.cache_bytes;
+    w->stats.wal_writes_in = m.wal_writes_in;
+    w->stats.wal_writes_out = m.wal_writes_out;
+    w->stats.wal_bytes = m.wal_bytes;
     pthread_mutex_unlock(&w->lock);
     if (sz.over_cap && !was)
         log_warnx("database %s: %lld bytes in use, over max_db_bytes %lld, and only the newest "

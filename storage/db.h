@@ -89,6 +89,9 @@ void db_size_get(struct db *d, struct db_size *out);
  * schema and the page cache, in bytes, and the number of prepared statements. */
 struct db_mem {
     int64_t stmt_bytes, schema_bytes, cache_bytes;
+    /* the WAL's writes since the open (storage/walbuf.h): the calls SQLite made, those the file
+     * system got, and the bytes */
+    int64_t wal_writes_in, wal_writes_out, wal_bytes;
     int stmts;      /* prepared statements on the connection, kept_stmts included */
     int kept_stmts; /* of them, maintenance's kept statements (stmt_cache.h) */
 };

@@ -69,6 +69,7 @@ struct api_stats {
     /* SQLite's memory on the writer's connection at its last maintenance (0 before): prepared
      * statements, schema, page cache */
     int64_t writer_stmt_bytes, writer_schema_bytes, writer_cache_bytes;
+    int64_t wal_writes_in, wal_writes_out, wal_bytes; /* the writer's WAL, storage/walbuf.h */
 };
 
 /* The token settings; a reload publishes a new one (api_env.auth), never changes one in place. */
