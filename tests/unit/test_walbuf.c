@@ -17,6 +17,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,8 +124,8 @@ static void test_commits_whole_and_gathered(const char *path)
 
 struct reader_arg {
     const char *path;
-    volatile int stop; /* set by the main thread when its commits are done */
-    int reads, bad;    /* reads made; reads that saw a torn commit or failed */
+    atomic_int stop; /* set by the main thread when its commits are done */
+    int reads, bad;  /* reads made; reads that saw a torn commit or failed */
 };
 
 /* Reads while the other thread commits: each commit i holds i rows tagged i, so a read that sees
@@ -145,7 +146,7 @@ static void *reader_main(void *p)
         return NULL;
     }
     sqlite3_busy_timeout(r, 5000);
-    while (!a->stop) {
+    while (!atomic_load(&a->stop)) {
         int rc = sqlite3_step(st);
 
         a->reads++;
@@ -181,7 +182,7 @@ static void test_concurrent_reader(const char *path)
             CHECK_INT(sqlite3_wal_checkpoint_v2(w, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL),
                       SQLITE_OK);
     }
-    a.stop = 1;
+    atomic_store(&a.stop, 1);
     pthread_join(th, NULL);
     printf("concurrent reader: %d reads, %d torn or failed\n", a.reads, a.bad);
     CHECK(a.reads > 0);
