@@ -623,9 +623,9 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
         snprintf(err, errlen, "%s: out of memory", path);
         return -ENOMEM;
     }
-    /* One thread at a time uses a struct db, so the connection needs no mutex of its own. */
-    /* The writer's commits go through walbuf (storage/walbuf.h): a commit's WAL frames in a few
-     * writes, not two a page. Without it (registration failed), the default VFS. */
+    /* One thread at a time uses a struct db, so the connection needs no mutex of its own. Its
+     * commits go through walbuf (storage/walbuf.h): a commit's WAL frames in a few writes, not
+     * two a page; the default VFS if walbuf could not be registered. */
     rc = sqlite3_open_v2(path, &d->conn,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                          sqlite3_vfs_find(WALBUF_VFS_NAME) ? WALBUF_VFS_NAME : NULL);

@@ -263,8 +263,11 @@ static int wal_write(sqlite3_file *f, const void *buf, int amt, sqlite3_int64 of
     int rc = SQLITE_OK, commit_end;
 
     w->st.writes_in++;
-    if (!w->peer || amt <= 0)
-        return wal_write_through(w, buf, amt, off);
+    if (!w->peer || amt <= 0) {
+        /* unpaired: nothing is held from here on, not even what an earlier pairing left */
+        rc = wb_flush(w);
+        return rc != SQLITE_OK ? rc : wal_write_through(w, buf, amt, off);
+    }
     /* Only one contiguous run is held: anything else writes the run out first. */
     if (w->len && (off != w->off + (sqlite3_int64)w->len || w->len + (size_t)amt > WALBUF_CAP))
         rc = wb_flush(w);
