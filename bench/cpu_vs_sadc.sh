@@ -4,6 +4,8 @@
 # CPU time is read from /proc/PID/task/*/schedstat (ns, all threads), before and after the window.
 #
 # usage: bench/cpu_vs_sadc.sh [SECONDS] [PERFLOGD]   (default 120 s, build/perflogd)
+# The values per tick are counted through counter_values with $BUILD/perflog_chunk (BUILD=build by
+# default) loaded: in a window past the first chunk step the view needs it.
 set -euo pipefail
 secs=${1:-120}
 perflogd=${2:-build/perflogd}
@@ -29,7 +31,7 @@ p1=$(cpu_ns $pp); s1=$(cpu_ns $sp)
 t1=$(sqlite3 "$dir/perflog.db" "SELECT max(id) FROM ticks")
 ticks=$((t1 - t0))
 [ "$ticks" -gt 0 ] || { echo "perflogd stored no ticks" >&2; exit 1; }
-values=$(sqlite3 "$dir/perflog.db" "SELECT count(*) FROM counter_values WHERE t_ms = (SELECT max(t_ms) FROM ticks)")
+values=$(sqlite3 -cmd ".load ${BUILD:-build}/perflog_chunk" "$dir/perflog.db" "SELECT count(*) FROM counter_values WHERE t_ms = (SELECT max(t_ms) FROM ticks)")
 awk -v p=$((p1 - p0)) -v s=$((s1 - s0)) -v n="$ticks" -v secs="$secs" -v v="$values" 'BEGIN {
   printf "window: %d s, perflogd ticks: %d, counter values per tick: %d\n", secs, n, v
   printf "perflogd: %.1f us CPU per tick\n", p / n / 1000
