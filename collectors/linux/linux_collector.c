@@ -342,38 +342,51 @@ static int disk_keep(void *ctx, struct raw_row *row)
     return 1;
 }
 
-/* Read a small file, `path` relative to `dirfd` (AT_FDCWD: as given), into buf (NUL-terminated).
- * Returns its length or a negative errno. */
-static ssize_t read_small(int dirfd, const char *path, char *buf, size_t cap)
+/*
+ * The re-read period of the interfaces' speed and MTU: sysfs_period_ms, stretched to
+ * NET_PROBE_MS_PER_IF per interface selected (in the last pass over /proc/net/dev, or this one
+ * so far when that is more; the config's excluded interfaces are never read), so that on average no
+ * more than 1000 / NET_PROBE_MS_PER_IF interfaces (two files each) are read a second, however many
+ * there are: 5 s up to 250 interfaces, 20 s at 1000. At 1000 interfaces, the 400 files a second of
+ * a 5 s period were half of the sampler's time (bench/README.md). A period of 0 (tests) stays 0.
+ */
+#define NET_PROBE_MS_PER_IF 20
+
+static int64_t net_probe_period(const struct collector *c)
+{
+    int64_t p = c->sysfs_period_ms;
+    size_t n = c->nets_kept > c->nets_kept_last ? c->nets_kept : c->nets_kept_last;
+    int64_t spread = (int64_t)n * NET_PROBE_MS_PER_IF;
+
+    return p > 0 && spread > p ? spread : p;
+}
+
+/* Read what the file behind `fd` holds now into buf (NUL-terminated), from its start. Returns the
+ * length or a negative errno. */
+static ssize_t pread_small(int fd, char *buf, size_t cap)
 {
     ssize_t n;
-    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC), err;
 
-    if (fd < 0)
-        return -errno;
     do
-        n = read(fd, buf, cap - 1);
+        n = pread(fd, buf, cap - 1, 0);
     while (n < 0 && errno == EINTR);
-    err = errno;
-    close(fd);
     if (n < 0)
-        return -err;
+        return -errno;
     buf[n] = '\0';
     return n;
 }
 
 /*
- * Read IF/FILE under ROOT/sys/class/net into buf, as read_small. The directory stays open and the
- * file is opened relative to it: at a thousand interfaces the walk of the path's directories was
- * 12% of the sampler's time (bench/README.md). A file missing there is looked for by its whole path
- * too, in case the directory was replaced since it was opened; when it is found that way, the
- * directory is opened afresh next time.
+ * Open IF/FILE under ROOT/sys/class/net. The directory stays open and the file is opened relative
+ * to it: at a thousand interfaces the walk of the path's directories was 12% of the sampler's time
+ * (bench/README.md). A file missing there is looked for by its whole path too, in case the
+ * directory was replaced since it was opened; when it is found that way, the directory is opened
+ * afresh next time. Returns the descriptor or a negative errno.
  */
-static ssize_t net_read_small(struct collector *c, const char *ifname, const char *file, char *buf,
-                              size_t cap)
+static int net_open(struct collector *c, const char *ifname, const char *file)
 {
     char path[PATH_MAX];
-    ssize_t n;
+    int fd;
 
     if (c->net_dir < 0) {
         if (snprintf(path, sizeof(path), "%s/sys/class/net", c->root) >= (int)sizeof(path))
@@ -383,18 +396,58 @@ static ssize_t net_read_small(struct collector *c, const char *ifname, const cha
     if (c->net_dir >= 0) {
         if (snprintf(path, sizeof(path), "%s/%s", ifname, file) >= (int)sizeof(path))
             return -ENAMETOOLONG;
-        n = read_small(c->net_dir, path, buf, cap);
-        if (n != -ENOENT)
-            return n;
+        fd = openat(c->net_dir, path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0 || errno != ENOENT)
+            return fd >= 0 ? fd : -errno;
     }
     if (snprintf(path, sizeof(path), "%s/sys/class/net/%s/%s", c->root, ifname, file) >=
         (int)sizeof(path))
         return -ENAMETOOLONG;
-    n = read_small(AT_FDCWD, path, buf, cap);
-    if (n != -ENOENT && c->net_dir >= 0) {
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (c->net_dir >= 0) {
         close(c->net_dir);
         c->net_dir = -1;
     }
+    return fd;
+}
+
+/*
+ * The interfaces' speed and MTU files stay open between reads, up to NET_ATTR_FDS_MAX of them
+ * (beyond, each read opens and closes its file), and are read again with one pread: on this VM
+ * the open and close of the two files of four interfaces every 5 s were a sixth of the sampler's
+ * time on an idle machine (bench/README.md). A kept file is opened afresh after
+ * NET_ATTR_REOPEN_PERIODS re-read periods (a minute at 5 s), or at once when a read fails other
+ * than with EINVAL (the speed of a link that has none): an interface that is removed makes its
+ * files read ENODEV, and one that is renamed is forgotten at the next pass over /proc/net/dev, but
+ * another one given the old name within the same second would be read through the old one's files
+ * until the reopen.
+ */
+#define NET_ATTR_FDS_MAX        128
+#define NET_ATTR_REOPEN_PERIODS 12
+
+/* Read IF/FILE under ROOT/sys/class/net into buf, through `a`'s kept descriptor when it has one.
+ * Returns the length or a negative errno. */
+static ssize_t net_read_small(struct collector *c, const char *ifname, const char *file,
+                              struct dev_attr *a, char *buf, size_t cap)
+{
+    ssize_t n;
+    int fd;
+
+    if (a->kept && c->now_ms - a->opened_ms >= NET_ATTR_REOPEN_PERIODS * net_probe_period(c))
+        linux_devcache_drop(c->nets, a);
+    if (a->kept) {
+        n = pread_small(a->fd, buf, cap);
+        if (n >= 0 || n == -EINVAL)
+            return n;
+        linux_devcache_drop(c->nets, a);
+    }
+    fd = net_open(c, ifname, file);
+    if (fd < 0)
+        return fd;
+    n = pread_small(fd, buf, cap);
+    linux_devcache_keep(c->nets, a, fd, c->now_ms, NET_ATTR_FDS_MAX);
     return n;
 }
 
@@ -410,7 +463,7 @@ static void net_read_attr(struct collector *c, const char *ifname, const char *f
     char path[PATH_MAX], buf[64];
     int speed = strcmp(file, "speed") == 0;
     int64_t v = 0;
-    ssize_t n = net_read_small(c, ifname, file, buf, sizeof(buf));
+    ssize_t n = net_read_small(c, ifname, file, a, buf, sizeof(buf));
     int parsed = 0;
 
     if (n >= 0)
@@ -436,25 +489,6 @@ static void net_read_attr(struct collector *c, const char *ifname, const char *f
         errno = (int)-n;
         log_warn("%s: cannot read", path);
     }
-}
-
-/*
- * The re-read period of the interfaces' speed and MTU: sysfs_period_ms, stretched to
- * NET_PROBE_MS_PER_IF per interface selected (in the last pass over /proc/net/dev, or this one
- * so far when that is more; the config's excluded interfaces are never read), so that on average no
- * more than 1000 / NET_PROBE_MS_PER_IF interfaces (two files each) are read a second, however many
- * there are: 5 s up to 250 interfaces, 20 s at 1000. At 1000 interfaces, the 400 files a second of
- * a 5 s period were half of the sampler's time (bench/README.md). A period of 0 (tests) stays 0.
- */
-#define NET_PROBE_MS_PER_IF 20
-
-static int64_t net_probe_period(const struct collector *c)
-{
-    int64_t p = c->sysfs_period_ms;
-    size_t n = c->nets_kept > c->nets_kept_last ? c->nets_kept : c->nets_kept_last;
-    int64_t spread = (int64_t)n * NET_PROBE_MS_PER_IF;
-
-    return p > 0 && spread > p ? spread : p;
 }
 
 /* Re-read speed and MTU of an interface when they are due. */

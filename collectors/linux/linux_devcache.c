@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct linux_devcache {
     struct linux_devcache_entry *entries;
@@ -18,6 +19,7 @@ struct linux_devcache {
     uint32_t *slots; /* entry index + 1; 0 is empty. nslots is a power of two, >= 2 * n */
     size_t nslots;
     uint32_t pass;
+    size_t kept; /* attributes' descriptors open */
 };
 
 static void slots_insert(uint32_t *slots, size_t nslots, uint32_t hash, size_t index)
@@ -59,10 +61,18 @@ struct linux_devcache *linux_devcache_new(void)
     return c;
 }
 
+static void entry_drop_fds(struct linux_devcache *c, struct linux_devcache_entry *e)
+{
+    linux_devcache_drop(c, &e->speed_mbps);
+    linux_devcache_drop(c, &e->mtu);
+}
+
 void linux_devcache_free(struct linux_devcache *c)
 {
     if (!c)
         return;
+    for (size_t e = 0; e < c->n; e++)
+        entry_drop_fds(c, &c->entries[e]);
     free(c->entries);
     free(c->slots);
     free(c);
@@ -112,6 +122,8 @@ void linux_devcache_sweep(struct linux_devcache *c)
             if (w != r)
                 c->entries[w] = c->entries[r];
             w++;
+        } else {
+            entry_drop_fds(c, &c->entries[r]);
         }
     if (w == c->n)
         return;
@@ -125,4 +137,33 @@ void linux_devcache_sweep(struct linux_devcache *c)
 size_t linux_devcache_count(const struct linux_devcache *c)
 {
     return c->n;
+}
+
+int linux_devcache_keep(struct linux_devcache *c, struct dev_attr *a, int fd, int64_t now_ms,
+                        size_t max)
+{
+    linux_devcache_drop(c, a);
+    if (c->kept >= max) {
+        close(fd);
+        return -1;
+    }
+    a->fd = fd;
+    a->opened_ms = now_ms;
+    a->kept = 1;
+    c->kept++;
+    return 0;
+}
+
+void linux_devcache_drop(struct linux_devcache *c, struct dev_attr *a)
+{
+    if (!a->kept)
+        return;
+    close(a->fd);
+    a->kept = 0;
+    c->kept--;
+}
+
+size_t linux_devcache_kept(const struct linux_devcache *c)
+{
+    return c->kept;
 }

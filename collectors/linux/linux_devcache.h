@@ -12,9 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A value read from an optional sysfs file, with the state of its logging. */
+/* A value read from an optional sysfs file, with the state of its logging and, while `kept`, the
+ * file's descriptor (see linux_devcache_keep). */
 struct dev_attr {
     int64_t value;
+    int64_t opened_ms;     /* monotonic time `fd` was opened */
+    int fd;                /* valid only while `kept` */
+    unsigned char kept;    /* fd is open and the cache closes it when the entry is forgotten */
     unsigned char present; /* value holds the last good reading */
     unsigned char failing; /* the last reading failed and was logged: stay quiet until it works */
 };
@@ -50,5 +54,16 @@ struct linux_devcache_entry *linux_devcache_get(struct linux_devcache *c, const 
 void linux_devcache_sweep(struct linux_devcache *c);
 
 size_t linux_devcache_count(const struct linux_devcache *c);
+
+/*
+ * Descriptors kept open in the entries' attributes: `a` (of an entry of `c`) takes `fd`, opened at
+ * `now_ms`, and the cache closes it when the entry is forgotten or the cache freed, or when
+ * linux_devcache_drop closes it first. linux_devcache_keep returns -1, with fd closed, when `max`
+ * are kept already.
+ */
+int linux_devcache_keep(struct linux_devcache *c, struct dev_attr *a, int fd, int64_t now_ms,
+                        size_t max);
+void linux_devcache_drop(struct linux_devcache *c, struct dev_attr *a);
+size_t linux_devcache_kept(const struct linux_devcache *c);
 
 #endif

@@ -776,6 +776,109 @@ static void test_sysfs_period_stretch(void)
     }
 }
 
+/* Descriptors of this process open on files of ROOT/sys/class/net/IF/ (the test holds none). */
+static int net_fds(const struct env *e)
+{
+    char link[300], prefix[PATH_MAX], target[PATH_MAX];
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *de;
+    size_t plen;
+    int n = 0;
+
+    join(prefix, e->root, "sys/class/net/");
+    plen = strlen(prefix);
+    if (!d)
+        exit(2);
+    while ((de = readdir(d))) {
+        ssize_t k;
+
+        snprintf(link, sizeof(link), "/proc/self/fd/%s", de->d_name);
+        if (de->d_name[0] == '.' || (k = readlink(link, target, sizeof(target) - 1)) <= 0)
+            continue;
+        target[k] = '\0';
+        if (strncmp(target, prefix, plen) == 0 && strchr(target + plen, '/'))
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static int64_t net_attr(const struct env *e, const char *ifname, int field)
+{
+    const struct raw_row *r = raw_find(e, OBJ_NET, ifname);
+
+    return r && (r->present & (1ull << field)) ? (int64_t)r->v[field] : -1;
+}
+
+/*
+ * Speed and MTU files stay open between reads (linux_collector.c, NET_ATTR_*). With a re-read
+ * period of 250 ms (the first one spread over up to two periods), a kept file is opened afresh 12
+ * periods (3 s) after it was opened: eth0's speed file replaced by a new one (as when an interface
+ * takes the name of one renamed away) is read through the old one until then, and the new one
+ * after. An interface gone from /proc/net/dev has its files closed; no more than 128 are kept, and
+ * every interface still gets its values; the collector's end closes them all.
+ */
+static void test_sysfs_kept(void)
+{
+    const struct timespec period = {0, 600 * 1000000L}, reopen = {3, 0};
+    char path[PATH_MAX], tmp[PATH_MAX], line[160];
+    struct env e;
+    FILE *f;
+
+    env_open(&e, "multi");
+    collector_set_sysfs_period(e.c, 250);
+    env_tick(&e, 0);
+    CHECK_INT(net_fds(&e), 7); /* speed and mtu of eth0 and eth1, mtu of lo, ifb0 and wlan0 */
+    CHECK_INT(net_attr(&e, "eth0", NET_SPEED_MBPS), 1000);
+    join(tmp, e.root, "sys/class/net/eth0/speed.new");
+    write_file(tmp, "100\n", 4);
+    join(path, e.root, "sys/class/net/eth0/speed");
+    if (rename(tmp, path) < 0)
+        exit(2);
+    nanosleep(&period, NULL); /* past the first re-read, at most two periods after the open */
+    env_tick(&e, 600);
+    CHECK_INT(net_attr(&e, "eth0", NET_SPEED_MBPS), 1000);
+    CHECK_INT(net_fds(&e), 7);
+    nanosleep(&reopen, NULL);
+    env_tick(&e, 3000);
+    CHECK_INT(net_attr(&e, "eth0", NET_SPEED_MBPS), 100);
+    CHECK_INT(net_attr(&e, "eth1", NET_MTU), 9000);
+    CHECK_INT(net_fds(&e), 7);
+
+    /* eth1 leaves /proc/net/dev: its two files are closed. */
+    join(path, e.root, "proc/net/dev");
+    f = fopen(path, "w");
+    if (!f)
+        exit(2);
+    fputs("Inter-|\n face |\n", f);
+    fputs("    lo: 3000 30 0 0 0 0 0 0 3000 30 0 0 0 0 0 0\n", f);
+    fputs("  eth0: 1000000 1000 1 2 0 0 0 0 500000 800 3 4 0 0 0 0\n", f);
+    fputs(" wlan0: 50000 100 0 0 0 0 0 0 20000 80 0 0 0 0 0 0\n", f);
+    fputs("  ifb0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", f);
+    /* 300 more, each with an mtu file: 128 files at most stay open. */
+    for (int i = 0; i < 300; i++) {
+        snprintf(line, sizeof(line), "sys/class/net/vif%d", i);
+        mkdir_rel(e.root, line);
+        snprintf(line, sizeof(line), "sys/class/net/vif%d/mtu", i);
+        snprintf(tmp, sizeof(tmp), "%d\n", 1000 + i);
+        put(e.root, line, tmp);
+        fprintf(f, "vif%d: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n", i);
+    }
+    fclose(f);
+    env_tick(&e, 1000);
+    CHECK_INT(raw_find(&e, OBJ_NET, "eth1") == NULL, 1);
+    /* 128 were open with eth1's two, which close at the end of the pass that no longer saw it */
+    CHECK_INT(net_fds(&e), 126);
+    for (int i = 0; i < 300; i++) {
+        snprintf(line, sizeof(line), "vif%d", i);
+        CHECK_INT(net_attr(&e, line, NET_MTU), 1000 + i);
+    }
+    collector_free(e.c);
+    e.c = NULL;
+    CHECK_INT(net_fds(&e), 0);
+    env_close(&e);
+}
+
 /* Malformed lines: skipped, the rest parsed, one warning per file for the collector's life. */
 static void test_malformed(void)
 {
@@ -1102,6 +1205,7 @@ int main(void)
     test_hotplug();
     test_sysfs_optional();
     test_sysfs_period_stretch();
+    test_sysfs_kept();
     test_malformed();
     test_globs();
     test_missing_file();
