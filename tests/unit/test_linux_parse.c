@@ -618,6 +618,24 @@ static void test_softnet(void)
     r = row(&o, "1");
     CHECK(r && r->v[CPU_NET_DROPPED] == 4 && r->v[CPU_NET_SQUEEZED] == 5);
 
+    /* CPU ids of several digits, and the largest the column can hold, named in decimal. */
+    {
+        static const char text[] =
+            "00000001 00000002 00000003 0 0 0 0 0 0 0 0 0 000001f4 0 0\n"
+            "00000004 00000005 00000006 0 0 0 0 0 0 0 0 0 0000000a 0 0\n"
+            "00000007 00000008 00000009 0 0 0 0 0 0 0 0 0 ffffffffffffffff 0 0\n";
+
+        reset(&o, &st);
+        CHECK_INT(parse_softnet_stat(text, sizeof(text) - 1, &o, &st), 0);
+        CHECK_INT(o.n, 4);
+        r = row(&o, "500");
+        CHECK(r && r->v[CPU_NET_DROPPED] == 2 && r->v[CPU_NET_SQUEEZED] == 3);
+        r = row(&o, "10");
+        CHECK(r && r->v[CPU_NET_DROPPED] == 5);
+        r = row(&o, "18446744073709551615");
+        CHECK(r && r->v[CPU_NET_SQUEEZED] == 9);
+    }
+
     /* Two columns, a non-hex one: skipped; a short line of 4 columns is still three enough; the
      * blank line is not a CPU. */
     CHECK_INT(parse_file(parse_softnet_stat, "odd/softnet_stat-malformed", &o, &st), 0);
