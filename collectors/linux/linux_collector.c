@@ -416,7 +416,7 @@ static int net_open(struct collector *c, const char *ifname, const char *file)
 /*
  * The interfaces' speed and MTU files stay open between reads, up to NET_ATTR_FDS_MAX of them
  * (beyond, each read opens and closes its file), and are read again with one pread: on this VM
- * the open and close of the two files of four interfaces every 5 s were a sixth of the sampler's
+ * the open and close of the two files of four interfaces every 5 s were a fifth of the sampler's
  * time on an idle machine (bench/README.md). A kept file is opened afresh after
  * NET_ATTR_REOPEN_PERIODS re-read periods (a minute at 5 s), or at once when a read fails other
  * than with EINVAL (the speed of a link that has none): an interface that is removed makes its
