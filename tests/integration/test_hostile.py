@@ -496,9 +496,12 @@ def main():
             status, h1 = d.get_json("/api/v1/health")
             check(h1["missed"] == missed0, f"health 'missed' did not move across the load ({missed0} -> {h1['missed']})")
             rows = ticks(d, int(t_load0 * 1000) - 1000, int(t_load1 * 1000) + 1000)
-            gaps = [(a[0], b[0]) for a, b in zip(rows, rows[1:]) if not 980 <= b[0] - a[0] <= 1020]
+            # No tick missed or doubled, as docs/design.md defines them (a tick more than half an
+            # interval late is missed): a ±20 ms bound failed once under ASan (a tick 54 ms late),
+            # which is latency, not a lost tick; the lateness belongs in bench/.
+            gaps = [(a[0], b[0]) for a, b in zip(rows, rows[1:]) if not 500 < b[0] - a[0] < 1500]
             check(len(rows) >= int(t_load1 - t_load0) and not gaps,
-                  f"ticks table: {len(rows)} ticks over the load window, consecutive t_ms 1000+-20 apart "
+                  f"ticks table: {len(rows)} ticks over the load window, consecutive t_ms within half an interval of 1000 "
                   f"(gaps: {gaps[:5]})")
             check(sum(row[2] or 0 for row in rows) == 0, "ticks table: no tick of the load window records missed samples")
     finally:
