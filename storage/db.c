@@ -383,6 +383,12 @@ static int add_missing_columns(struct db *d)
                     snprintf(col, sizeof(col), "c%zu_%s", k, aggs[a]);
                     rc = add_column(d, has, table, col, "REAL");
                 }
+            /* the operations of a per-operation counter's average (docs/schema.md) */
+            for (size_t k = 0; rc == 0 && k < od->ncounters; k++)
+                if (od->counters[k].flags & CF_PER_OP) {
+                    snprintf(col, sizeof(col), "c%zu_ops", k);
+                    rc = add_column(d, has, table, col, "INTEGER");
+                }
         }
     }
     sqlite3_finalize(has);
@@ -895,8 +901,18 @@ static int write_buckets(struct db *d, struct rollup_obj *acc, enum rollup_stmt 
                     continue;
                 }
                 sqlite3_bind_double(st, col, s->min[k]);
-                sqlite3_bind_double(st, col + 1, s->sum[k] / (double)s->cnt[k]);
+                sqlite3_bind_double(st, col + 1, rollup_avg(r->hour, &od->counters[k], s, k));
                 sqlite3_bind_double(st, col + 2, s->max[k]);
+            }
+            /* the operations of the per-operation counters, after every counter's three */
+            for (size_t k = 0; k < od->ncounters; k++) {
+                if (!(od->counters[k].flags & CF_PER_OP))
+                    continue;
+                if (s->cnt[k])
+                    sqlite3_bind_double(st, col, s->den[k]);
+                else
+                    sqlite3_bind_null(st, col);
+                col++;
             }
             rc = step_done(st);
         }

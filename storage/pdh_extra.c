@@ -58,7 +58,7 @@ void pdh_extra_rollups_view(struct sbuf *b, const char *suffix)
     sbuf_printf(b,
                 "SELECT '%s', r.bucket_ms, strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', r.bucket_ms / "
                 "1000.0, 'unixepoch'), p.path, p.object, p.instance, p.counter, r.n, r.value_min, "
-                "r.value_avg, r.value_max\n  FROM " PDH_EXTRA_TABLE
+                "r.value_avg, r.value_max, NULL\n  FROM " PDH_EXTRA_TABLE
                 "_%s r JOIN pdh_paths p ON p.id = r.path_id\n",
                 suffix, suffix);
 }

@@ -9,6 +9,7 @@
 #include "storage/schema.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,6 +294,23 @@ static int has_chunk_table(struct reader *r, const struct object_def *od)
     return has_table(r, od->table, "_chunks");
 }
 
+/* 1 when od's roll-up table of `suffix` has the operations of its per-operation counters (a
+ * file of an older perflogd, read without the upgrade a perflogd would make, has not). */
+static int has_ops_columns(struct reader *r, const struct object_def *od, const char *suffix)
+{
+    char table[128];
+    sqlite3_stmt *st;
+    int yes = 0;
+
+    if (prepare(r, "SELECT 1 FROM pragma_table_info(?1) WHERE name GLOB 'c*_ops'", &st) < 0)
+        return 0;
+    snprintf(table, sizeof(table), "%s%s", od->table, suffix);
+    sqlite3_bind_text(st, 1, table, -1, SQLITE_TRANSIENT);
+    yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 /* The fields of od that its raw table has, as a bit mask: a file of an older perflogd, read
  * without the upgrade a perflogd would make, lacks the columns of fields added since (they are
  * only ever appended). -EIO when the table cannot be read. */
@@ -417,16 +435,20 @@ int reader_rollups(struct reader *r, int obj, enum reader_tier tier, const int64
     struct reader_rollup_row row;
     struct sbuf b = {0};
     sqlite3_stmt *st;
-    int rc, stop = 0;
+    int rc, stop = 0, ops;
     char *sql;
 
     if (ninst == 0 || od->ncounters > READER_MAX_COUNTERS)
         return ninst == 0 ? 0 : -EINVAL;
     if (!has_table(r, od->table, tier == READER_1H ? "_1h" : "_1m"))
         return 0; /* no buckets of an object the file has no tables for */
+    ops = has_ops_columns(r, od, tier == READER_1H ? "_1h" : "_1m");
     sbuf_printf(&b, "SELECT o.bucket_ms, o.inst, o.n");
     for (size_t k = 0; k < od->ncounters; k++)
         sbuf_printf(&b, ", o.c%zu_min, o.c%zu_avg, o.c%zu_max", k, k, k);
+    for (size_t k = 0; k < od->ncounters; k++)
+        if (od->counters[k].flags & CF_PER_OP)
+            sbuf_printf(&b, ops ? ", o.c%zu_ops" : ", NULL", k);
     sbuf_printf(&b, " FROM %s_%s o WHERE o.bucket_ms BETWEEN ? AND ?", od->table,
                 tier == READER_1H ? "1h" : "1m");
     id_list(&b, "o.inst", insts, ninst);
@@ -455,6 +477,14 @@ int reader_rollups(struct reader *r, int obj, enum reader_tier tier, const int64
             row.min[k] = sqlite3_column_double(st, c);
             row.avg[k] = sqlite3_column_double(st, c + 1);
             row.max[k] = sqlite3_column_double(st, c + 2);
+        }
+        for (size_t k = 0, c = 3 + 3 * od->ncounters; k < od->ncounters; k++) {
+            if (!(od->counters[k].flags & CF_PER_OP))
+                continue;
+            row.ops[k] = sqlite3_column_type(st, (int)c) == SQLITE_NULL
+                             ? NAN
+                             : sqlite3_column_double(st, (int)c);
+            c++;
         }
         stop = cb(arg, &row);
     }

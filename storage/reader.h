@@ -95,6 +95,9 @@ struct reader_rollup_row {
     int64_t bucket_ms, inst, n;
     uint64_t null_mask;
     double min[READER_MAX_COUNTERS], avg[READER_MAX_COUNTERS], max[READER_MAX_COUNTERS];
+    /* a per-operation counter's operations in the bucket (CF_PER_OP; NAN: not kept, a bucket
+     * written before they were); 0 for the other counters */
+    double ops[READER_MAX_COUNTERS];
 };
 
 /* Roll-up rows of `tier` for the instances with from_ms <= bucket_ms <= to_ms, by bucket. */

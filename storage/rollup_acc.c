@@ -42,20 +42,22 @@ static struct rollup_series *series_of(struct rollup_obj *r, size_t ncounters, i
     }
     s = &r->s[r->n];
     if (!s->min && ncounters) {
-        /* One block for the four arrays, sized for this object's counters. */
-        double *d = malloc(ncounters * (3 * sizeof(double) + sizeof(int64_t)));
+        /* One block for the five arrays, sized for this object's counters. */
+        double *d = malloc(ncounters * (4 * sizeof(double) + sizeof(int64_t)));
 
         if (!d)
             return NULL;
         s->min = d;
         s->sum = d + ncounters;
         s->max = d + 2 * ncounters;
-        s->cnt = (int64_t *)(d + 3 * ncounters);
+        s->den = d + 3 * ncounters;
+        s->cnt = (int64_t *)(d + 4 * ncounters);
     }
     s->inst = inst;
     s->n = 0;
     for (size_t k = 0; k < ncounters; k++) {
         s->sum[k] = 0.0;
+        s->den[k] = 0.0;
         s->cnt[k] = 0;
     }
     r->slot[inst] = (uint32_t)++r->n;
@@ -71,16 +73,22 @@ int rollup_obj_add(struct rollup_obj *r, const struct object_def *od, int64_t in
         return -ENOMEM;
     s->n++;
     for (size_t k = 0; k < od->ncounters; k++) {
-        double x;
+        const struct counter_def *c = &od->counters[k];
+        double x, num, den;
 
-        if (!counter_eval(&od->counters[k], v, null_mask, interval_ms, &x))
+        if (!counter_eval(c, v, null_mask, interval_ms, &x))
             continue;
         if (!s->cnt[k] || x < s->min[k])
             s->min[k] = x;
         if (!s->cnt[k] || x > s->max[k])
             s->max[k] = x;
-        /* In row order, one addition per row: how SQLite's avg() sums. */
-        s->sum[k] += x;
+        /* In row order, one addition per row: how SQLite's avg() and total() sum. */
+        if ((c->flags & CF_PER_OP) && counter_num_den(c, v, null_mask, &num, &den)) {
+            s->sum[k] += num;
+            s->den[k] += den;
+        } else {
+            s->sum[k] += x;
+        }
         s->cnt[k]++;
     }
     return 0;
@@ -93,6 +101,7 @@ int rollup_obj_add_bucket(struct rollup_obj *h, const struct object_def *od,
 
     if (!s)
         return -ENOMEM;
+    h->hour = 1;
     s->n += m->n;
     for (size_t k = 0; k < od->ncounters; k++) {
         if (!m->cnt[k])
@@ -101,11 +110,26 @@ int rollup_obj_add_bucket(struct rollup_obj *h, const struct object_def *od,
             s->min[k] = m->min[k];
         if (!s->cnt[k] || m->max[k] > s->max[k])
             s->max[k] = m->max[k];
-        /* sum(avg * n) / sum(n of the minutes with an avg), the avg being the stored double */
-        s->sum[k] += m->sum[k] / (double)m->cnt[k] * (double)m->n;
+        if (od->counters[k].flags & CF_PER_OP) {
+            /* total(avg * ops) / total(ops), the avg being the stored double */
+            s->sum[k] += rollup_avg(0, &od->counters[k], m, k) * m->den[k];
+            s->den[k] += m->den[k];
+        } else {
+            /* sum(avg * n) / sum(n of the minutes with an avg), the avg being the stored double */
+            s->sum[k] += m->sum[k] / (double)m->cnt[k] * (double)m->n;
+        }
         s->cnt[k] += m->n;
     }
     return 0;
+}
+
+double rollup_avg(int hour, const struct counter_def *c, const struct rollup_series *s, size_t k)
+{
+    if (!(c->flags & CF_PER_OP))
+        return s->sum[k] / (double)s->cnt[k];
+    if (s->den[k] == 0.0)
+        return 0.0;
+    return hour ? s->sum[k] / s->den[k] : s->sum[k] * c->scale / s->den[k];
 }
 
 void rollup_obj_reset(struct rollup_obj *r)
@@ -113,6 +137,7 @@ void rollup_obj_reset(struct rollup_obj *r)
     for (size_t i = 0; i < r->n; i++)
         r->slot[r->s[i].inst] = 0;
     r->n = 0;
+    r->hour = 0;
 }
 
 void rollup_obj_free(struct rollup_obj *r)

@@ -97,6 +97,10 @@ static void rollup_table(struct sbuf *b, const struct object_def *o, const char 
                 o->table, suffix);
     for (size_t k = 0; k < o->ncounters; k++)
         sbuf_printf(b, ",\n  " RC "_min REAL, " RC "_avg REAL, " RC "_max REAL", k, k, k);
+    /* After every counter's three, as add_missing_columns appends them to an older table. */
+    for (size_t k = 0; k < o->ncounters; k++)
+        if (o->counters[k].flags & CF_PER_OP)
+            sbuf_printf(b, ",\n  " RC "_ops INTEGER", k);
     sbuf_printf(b, ",\n  PRIMARY KEY (bucket_ms, inst)\n) WITHOUT ROWID;\n");
 }
 
@@ -492,6 +496,20 @@ static void rollup_case(struct sbuf *b, const struct object_def *od, const char 
     sbuf_printf(b, " END");
 }
 
+/* The ops column of counter_rollups: the operations of the per-operation counters (CF_PER_OP),
+ * NULL for the others. */
+static void rollup_ops(struct sbuf *b, const struct object_def *od)
+{
+    int any = 0;
+
+    for (size_t k = 0; k < od->ncounters; k++)
+        if (od->counters[k].flags & CF_PER_OP) {
+            sbuf_printf(b, "%s WHEN %zu THEN " RC "_ops", any ? "" : ", CASE s.k", k, k);
+            any = 1;
+        }
+    sbuf_printf(b, any ? " END" : ", NULL");
+}
+
 /* A SELECT of `ncols` NULLs and no rows: a view whose tables are all absent still exists. */
 static void no_rows(struct sbuf *b, int ncols)
 {
@@ -549,7 +567,7 @@ int schema_views(struct sbuf *b, uint64_t chunked, uint64_t present)
     first = 1;
     sbuf_printf(b,
                 "CREATE VIEW counter_rollups (tier, bucket_ms, time_utc, path, object, instance, "
-                "counter, n, min, avg, max) AS\n");
+                "counter, n, min, avg, max, ops) AS\n");
     /* One SELECT per object over both tiers: r is the UNION ALL of its 1m and 1h tables, which
      * SQLite flattens into one join per tier (the plans are those of a SELECT per tier). */
     for (int o = 0; o < OBJ_COUNT; o++) {
@@ -568,6 +586,7 @@ int schema_views(struct sbuf *b, uint64_t chunked, uint64_t present)
         rollup_case(b, od, "min");
         rollup_case(b, od, "avg");
         rollup_case(b, od, "max");
+        rollup_ops(b, od);
         sbuf_printf(b,
                     "\n  FROM (SELECT '1m' AS tier, * FROM %s_1m UNION ALL SELECT '1h', * FROM "
                     "%s_1h) r JOIN instances i ON i.id = r.inst JOIN series s ON s.inst = r.inst "
@@ -581,7 +600,7 @@ int schema_views(struct sbuf *b, uint64_t chunked, uint64_t present)
         first = 0;
     }
     if (first)
-        no_rows(b, 11);
+        no_rows(b, 12);
     sbuf_printf(b, ";\n");
     return sbuf_ok(b) ? 0 : -1;
 }
@@ -660,7 +679,7 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, uint64_t present,
     first = 1;
     sbuf_printf(b,
                 "CREATE TEMP VIEW %s (tier, bucket_ms, time_utc, path, object, instance, "
-                "counter, n, min, avg, max) AS\n",
+                "counter, n, min, avg, max, ops) AS\n",
                 rollups_name);
     for (int tier = 0; tier < 2; tier++) {
         const char *suffix = tier ? "1h" : "1m";
@@ -676,11 +695,15 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, uint64_t present,
                 sbuf_sql_quote(b, od->name);
                 sbuf_printf(b, ", %s, ", od->single ? "NULL" : "i.name");
                 sbuf_sql_quote(b, c->name);
+                sbuf_printf(b, ", r.n, r." RC "_min, r." RC "_avg, r." RC "_max", k, k, k);
+                if (c->flags & CF_PER_OP)
+                    sbuf_printf(b, ", r." RC "_ops", k);
+                else
+                    sbuf_printf(b, ", NULL");
                 sbuf_printf(b,
-                            ", r.n, r." RC "_min, r." RC "_avg, r." RC "_max\n  FROM %s_%s r JOIN "
-                            "instances i ON i.id = r.inst JOIN series s ON s.inst = r.inst AND "
-                            "s.k = %zu\n",
-                            k, k, k, od->table, suffix, k);
+                            "\n  FROM %s_%s r JOIN instances i ON i.id = r.inst JOIN series s ON "
+                            "s.inst = r.inst AND s.k = %zu\n",
+                            od->table, suffix, k);
                 first = 0;
             }
         }
@@ -691,14 +714,60 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, uint64_t present,
         }
     }
     if (first)
-        no_rows(b, 11);
+        no_rows(b, 12);
     sbuf_printf(b, ";\n");
     return sbuf_ok(b) ? 0 : -1;
 }
 
-/* Merge rule for a row that already exists: counts add, min/max combine, averages are weighted by
- * the row counts. A bucket is normally written once; it is merged only when ticks for it arrive
- * after it was rolled up (held ticks written late, a wall clock stepped back). */
+/* The weight of per-operation counter k's average in a row (`p`: "" or "excluded."): its
+ * operations; a row written before the roll-ups kept them (NULL) counts its ticks. */
+static void ops_w(struct sbuf *b, size_t k, const char *p)
+{
+    sbuf_printf(b, "coalesce(%s" RC "_ops,%sn)", p, k, p);
+}
+
+/* Per-operation counter k's merged average: weighted by the operations of each side. */
+static void merge_per_op(struct sbuf *b, size_t k)
+{
+    sbuf_printf(b,
+                ",\n  " RC "_avg = CASE WHEN " RC "_avg IS NULL THEN excluded." RC
+                "_avg WHEN excluded." RC "_avg IS NULL THEN " RC "_avg WHEN ",
+                k, k, k, k, k);
+    ops_w(b, k, "");
+    sbuf_printf(b, "+");
+    ops_w(b, k, "excluded.");
+    sbuf_printf(b, "=0 THEN 0.0 ELSE (" RC "_avg*", k);
+    ops_w(b, k, "");
+    sbuf_printf(b, "+excluded." RC "_avg*", k);
+    ops_w(b, k, "excluded.");
+    sbuf_printf(b, ")/(");
+    ops_w(b, k, "");
+    sbuf_printf(b, "+");
+    ops_w(b, k, "excluded.");
+    sbuf_printf(b, ") END");
+    sbuf_printf(b,
+                ",\n  " RC "_ops = CASE WHEN " RC "_ops IS NULL THEN excluded." RC
+                "_ops WHEN excluded." RC "_ops IS NULL THEN " RC "_ops ELSE " RC
+                "_ops + excluded." RC "_ops END",
+                k, k, k, k, k, k, k);
+}
+
+/* Per-operation counter k's average over an hour of minute rows, weighted by their operations
+ * (as rollup_obj_add_bucket). */
+static void hour_per_op(struct sbuf *b, size_t k)
+{
+    sbuf_printf(b,
+                ",\n  min(" RC "_min), CASE WHEN count(" RC
+                "_avg)>0 THEN CASE WHEN total(CASE WHEN " RC "_avg IS NOT NULL THEN ",
+                k, k, k);
+    ops_w(b, k, "");
+    sbuf_printf(b, " END)=0 THEN 0.0 ELSE total(" RC "_avg*", k);
+    ops_w(b, k, "");
+    sbuf_printf(b, ")/total(CASE WHEN " RC "_avg IS NOT NULL THEN ", k);
+    ops_w(b, k, "");
+    sbuf_printf(b, " END) END END, max(" RC "_max)", k);
+}
+
 static void merge_clause(struct sbuf *b, const struct object_def *od)
 {
     sbuf_printf(b, "ON CONFLICT (bucket_ms, inst) DO UPDATE SET n = n + excluded.n");
@@ -711,6 +780,10 @@ static void merge_clause(struct sbuf *b, const struct object_def *od)
                     ",\n  " RC "_max = coalesce(max(" RC "_max, excluded." RC "_max), " RC
                     "_max, excluded." RC "_max)",
                     k, k, k, k, k);
+        if (od->counters[k].flags & CF_PER_OP) {
+            merge_per_op(b, k);
+            continue;
+        }
         sbuf_printf(b,
                     ",\n  " RC "_avg = CASE WHEN " RC "_avg IS NULL THEN excluded." RC
                     "_avg WHEN excluded." RC "_avg IS NULL THEN " RC "_avg ELSE (" RC
@@ -725,7 +798,23 @@ static void insert_head(struct sbuf *b, const struct object_def *od, const char 
     sbuf_printf(b, "INSERT INTO %s_%s (bucket_ms, inst, n", od->table, suffix);
     for (size_t k = 0; k < od->ncounters; k++)
         sbuf_printf(b, ", " RC "_min, " RC "_avg, " RC "_max", k, k, k);
+    for (size_t k = 0; k < od->ncounters; k++)
+        if (od->counters[k].flags & CF_PER_OP)
+            sbuf_printf(b, ", " RC "_ops", k);
     sbuf_printf(b, ")\n");
+}
+
+/* ",\n  <avg>" (ops 0) or ",\n  <ops>" (ops 1) of per-operation counter c over the rows o of
+ * one bucket (counter_per_op_sql). */
+static int per_op_sql(struct sbuf *b, const struct object_def *od, const struct counter_def *c,
+                      int ops)
+{
+    char avg[4096], tot[2048];
+
+    if (counter_per_op_sql(od, c, "o", avg, sizeof(avg), tot, sizeof(tot)) < 0)
+        return -1;
+    sbuf_printf(b, ",\n  %s", ops ? tot : avg);
+    return 0;
 }
 
 int schema_rollup_minute(struct sbuf *b, int obj)
@@ -743,12 +832,20 @@ int schema_rollup_minute(struct sbuf *b, int obj)
     for (size_t k = 0; k < od->ncounters; k++) {
         const char *agg[] = {"min", "avg", "max"};
         for (int a = 0; a < 3; a++) {
+            if (a == 1 && (od->counters[k].flags & CF_PER_OP)) {
+                if (per_op_sql(b, od, &od->counters[k], 0) < 0)
+                    return -1;
+                continue;
+            }
             sbuf_printf(b, ",\n  %s(", agg[a]);
             if (counter_expr(b, od, &od->counters[k]) < 0)
                 return -1;
             sbuf_printf(b, ")");
         }
     }
+    for (size_t k = 0; k < od->ncounters; k++)
+        if ((od->counters[k].flags & CF_PER_OP) && per_op_sql(b, od, &od->counters[k], 1) < 0)
+            return -1;
     sbuf_printf(b,
                 "\nFROM %s o JOIN ticks t ON t.id = o.tick\nWHERE o.tick > ?1 AND o.tick <= ?2\n"
                 "GROUP BY 1, 2\n",
@@ -765,6 +862,9 @@ int schema_rollup_values(struct sbuf *b, int obj, const char *suffix)
     sbuf_printf(b, "VALUES (?, ?, ?");
     for (size_t k = 0; k < od->ncounters; k++)
         sbuf_printf(b, ", ?, ?, ?");
+    for (size_t k = 0; k < od->ncounters; k++)
+        if (od->counters[k].flags & CF_PER_OP)
+            sbuf_printf(b, ", ?");
     sbuf_printf(b, ")\n");
     merge_clause(b, od);
     return sbuf_ok(b) ? 0 : -1;
@@ -782,11 +882,19 @@ int schema_rollup_hour(struct sbuf *b, int obj)
 
     insert_head(b, od, "1h");
     sbuf_printf(b, "SELECT (bucket_ms / 3600000) * 3600000, inst, sum(n)");
-    for (size_t k = 0; k < od->ncounters; k++)
+    for (size_t k = 0; k < od->ncounters; k++) {
+        if (od->counters[k].flags & CF_PER_OP) {
+            hour_per_op(b, k);
+            continue;
+        }
         sbuf_printf(b,
                     ",\n  min(" RC "_min), sum(" RC "_avg * n) / sum(CASE WHEN " RC
                     "_avg IS NOT NULL THEN n END), max(" RC "_max)",
                     k, k, k, k);
+    }
+    for (size_t k = 0; k < od->ncounters; k++)
+        if (od->counters[k].flags & CF_PER_OP)
+            sbuf_printf(b, ",\n  CASE WHEN count(" RC "_ops)>0 THEN total(" RC "_ops) END", k, k);
     sbuf_printf(b, "\nFROM %s_1m WHERE bucket_ms >= ?1 AND bucket_ms < ?2\nGROUP BY 1, 2\n",
                 od->table);
     merge_clause(b, od);

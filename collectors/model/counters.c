@@ -90,13 +90,13 @@ static const struct counter_def disk_counters[] = {
     {"Avg. Disk Queue Length", "requests", "gauge", B(DISK_QUEUE_MS), DEN_MS, 0, 1.0, 0},
     {"Current Disk Queue Length", "requests", "gauge", B(DISK_IN_FLIGHT), DEN_ONE, 0, 1.0, 0},
     {"Avg. Disk sec/Read", "s", "gauge", B(DISK_RD_MS), DEN_FIELDS, B(DISK_RD_IOS), 0.001,
-     CF_ZERO_IF_DEN0},
+     CF_ZERO_IF_DEN0 | CF_PER_OP},
     {"Avg. Disk sec/Write", "s", "gauge", B(DISK_WR_MS), DEN_FIELDS, B(DISK_WR_IOS), 0.001,
-     CF_ZERO_IF_DEN0},
+     CF_ZERO_IF_DEN0 | CF_PER_OP},
     {"Disk Flushes/sec", "ops/s", "rate", B(DISK_FLUSH_IOS), DEN_SECONDS, 0, 1.0, 0},
     {"Discards/sec", "ops/s", "rate", B(DISK_DISCARD_IOS), DEN_SECONDS, 0, 1.0, 0},
     {"Avg. Disk sec/Flush", "s", "gauge", B(DISK_FLUSH_MS), DEN_FIELDS, B(DISK_FLUSH_IOS), 0.001,
-     CF_ZERO_IF_DEN0},
+     CF_ZERO_IF_DEN0 | CF_PER_OP},
 };
 
 /* /proc/net/dev counters are unsigned long on 64-bit kernels. The error and drop counts are
@@ -260,9 +260,9 @@ static const struct counter_def nfs_counters[] = {
     {"Write Bytes/sec", "bytes/s", "rate", B(NFS_WR_BYTES), DEN_SECONDS, 0, 1.0, 0},
     {"Ops/sec", "ops/s", "rate", B(NFS_OPS), DEN_SECONDS, 0, 1.0, 0},
     {"Avg. RTT sec/Op", "s", "gauge", B(NFS_RTT_MS), DEN_FIELDS, B(NFS_OPS), 0.001,
-     CF_ZERO_IF_DEN0},
+     CF_ZERO_IF_DEN0 | CF_PER_OP},
     {"Avg. Execute sec/Op", "s", "gauge", B(NFS_EXE_MS), DEN_FIELDS, B(NFS_OPS), 0.001,
-     CF_ZERO_IF_DEN0},
+     CF_ZERO_IF_DEN0 | CF_PER_OP},
     {"Application Read Bytes/sec", "bytes/s", "rate", B(NFS_APP_RD_BYTES), DEN_SECONDS, 0, 1.0, 0},
     {"Application Write Bytes/sec", "bytes/s", "rate", B(NFS_APP_WR_BYTES), DEN_SECONDS, 0, 1.0, 0},
 };
@@ -424,6 +424,18 @@ int counter_eval(const struct counter_def *c, const int64_t *v, uint64_t null_ma
     if (c->flags & CF_COMPLEMENT)
         x = 100.0 - x;
     *out = x;
+    return 1;
+}
+
+int counter_num_den(const struct counter_def *c, const int64_t *v, uint64_t null_mask, double *num,
+                    double *den)
+{
+    struct field_sum n, d;
+
+    if (!sum_fields(c->num, v, null_mask, &n) || !sum_fields(c->den_fields, v, null_mask, &d))
+        return 0;
+    *num = n.real ? n.r : (double)n.i;
+    *den = d.real ? d.r : (double)d.i;
     return 1;
 }
 
@@ -607,6 +619,34 @@ int counter_sql_ref(const struct object_def *o, const struct counter_def *c, con
     else
         n = snprintf(buf, cap, "%s%s", (c->flags & CF_COMPLEMENT) ? "100.0-" : "", x);
     if (n < 0 || (size_t)n >= cap)
+        return -ENOSPC;
+    return 0;
+}
+
+int counter_per_op_sql(const struct object_def *o, const struct counter_def *c, const char *alias,
+                       char *avg, size_t acap, char *ops, size_t ocap)
+{
+    char num[512], den[512], sc[64], tn[640], td[640];
+    int n;
+
+    if (!(c->flags & CF_PER_OP) || field_sum_sql(o, c->num, alias, num, sizeof(num)) < 0 ||
+        field_sum_sql(o, c->den_fields, alias, den, sizeof(den)) < 0)
+        return -ENOSPC;
+    scale_sql(c->scale, sc, sizeof(sc));
+    /* the totals over the rows that have both: a row without one has no value of the counter */
+    n = snprintf(tn, sizeof(tn), "total(CASE WHEN (%s) IS NOT NULL THEN (%s) END)", den, num);
+    if (n < 0 || (size_t)n >= sizeof(tn))
+        return -ENOSPC;
+    n = snprintf(td, sizeof(td), "total(CASE WHEN (%s) IS NOT NULL THEN (%s) END)", num, den);
+    if (n < 0 || (size_t)n >= sizeof(td))
+        return -ENOSPC;
+    n = snprintf(avg, acap,
+                 "CASE WHEN count((%s)+(%s))>0 THEN CASE WHEN %s=0 THEN 0.0 ELSE %s*%s/%s END END",
+                 num, den, td, tn, sc, td);
+    if (n < 0 || (size_t)n >= acap)
+        return -ENOSPC;
+    n = snprintf(ops, ocap, "CASE WHEN count((%s)+(%s))>0 THEN %s END", num, den, td);
+    if (n < 0 || (size_t)n >= ocap)
         return -ENOSPC;
     return 0;
 }

@@ -54,6 +54,12 @@ enum counter_den {
 #define CF_ZERO_IF_DEN0 0x1u /* a zero denominator gives 0 (no I/O: 0 s/read) instead of none */
 #define CF_CLAMP100     0x2u /* cap at 100 (busy time can exceed the interval by rounding) */
 #define CF_COMPLEMENT   0x4u /* report 100 - value (idle = 100 - busy), after clamping */
+/* A time per operation (s/read): over more than one tick (a roll-up, a coarse step of /data) its
+ * average is the total of the numerator over the total of the denominator, the operations, as one
+ * sample over the whole span would give and sar's await is; a mean of the per-tick values would
+ * count a tick without any operation (0 s/read) as much as one with thousands. DEN_FIELDS with
+ * CF_ZERO_IF_DEN0 only, and neither clamped nor complemented. */
+#define CF_PER_OP 0x8u
 
 struct counter_def {
     const char *name; /* perfmon counter name, e.g. "Disk Read Bytes/sec" */
@@ -208,6 +214,26 @@ extern const struct object_def counter_objects[OBJ_COUNT];
  */
 int counter_eval(const struct counter_def *c, const int64_t *v, uint64_t null_mask,
                  int64_t interval_ms, double *out);
+
+/*
+ * The numerator and the denominator of per-operation counter `c` (CF_PER_OP) from one stored
+ * row, each as a double: the field sums as counter_eval takes them, converted as SQLite's total()
+ * converts an integer. Returns 1, or 0 when the row has no value for one of them (then the row
+ * has no value of the counter either).
+ */
+int counter_num_den(const struct counter_def *c, const int64_t *v, uint64_t null_mask, double *num,
+                    double *den);
+
+/*
+ * Per-operation counter `c` of object `o` (CF_PER_OP) over a group of rows, as SQL aggregates of
+ * the columns (qualified by `alias`, or not when it is ""): into `avg`, the total of the
+ * numerator times the scale over the total of the denominator, over the rows that have both (0.0
+ * when that is 0, NULL when no row has both), and into `ops`, that total of the denominator (NULL
+ * when no row has both). The same operations in the same order as a running sum of
+ * counter_num_den's values, then num * scale / den. Returns 0, or -ENOSPC.
+ */
+int counter_per_op_sql(const struct object_def *o, const struct counter_def *c, const char *alias,
+                       char *avg, size_t acap, char *ops, size_t ocap);
 
 /*
  * Render counter `c` of object `o` as an SQL expression over the columns of `o->table` (qualified

@@ -14,9 +14,10 @@
 #define LIVE_BATCH    4096    /* ticks taken from memory per request at most */
 #define RAW_TICKS_MAX 4000000 /* raw ticks one bucketed answer may read (46 days at 1 s) */
 
-/* Per (series, bucket) accumulators of the bucketed mode. */
+/* Per (series, bucket) accumulators of the bucketed mode. A per-operation counter (CF_PER_OP)
+ * sums num * scale in sum and the operations in den: its average is their quotient. */
 struct acc {
-    double *sum, *n, *min, *max;
+    double *sum, *n, *min, *max, *den;
 };
 
 /* Ticks read from the database (then, in raw mode, those from memory appended: id -1). */
@@ -62,6 +63,26 @@ static void put_value(struct walk *w, size_t si, size_t point, double v)
     }
 }
 
+/* A per-operation counter's value x of one row, of num * scale (`part`) over `ops` operations. */
+static void put_per_op(struct walk *w, size_t si, size_t point, double x, double part, double ops)
+{
+    size_t c = si * w->res->npoints + point;
+
+    w->acc.sum[c] += part;
+    w->acc.den[c] += ops;
+    w->acc.n[c] += 1;
+    if (x < w->acc.min[c])
+        w->acc.min[c] = x;
+    if (x > w->acc.max[c])
+        w->acc.max[c] = x;
+}
+
+/* Whether series s is a per-operation counter's. */
+static int per_op(const struct series *s)
+{
+    return s->obj >= 0 && (counter_objects[s->obj].counters[s->counter].flags & CF_PER_OP);
+}
+
 /* The point of time t_ms: its bucket in the bucketed mode. */
 static int bucket_of(const struct walk *w, int64_t t_ms, size_t *point)
 {
@@ -80,11 +101,16 @@ static void eval_row(struct walk *w, size_t point, int obj, const char *inst, in
 
     for (size_t i = 0; i < w->ns; i++) {
         const struct series *s = &w->s[i];
-        double x;
+        const struct counter_def *c = &od->counters[s->counter];
+        double x, num, den;
 
         if (s->obj != obj || (inst ? strcmp(s->inst, inst) != 0 : s->inst_id != inst_id))
             continue;
-        if (counter_eval(&od->counters[s->counter], v, null_mask, interval_ms, &x))
+        if (!counter_eval(c, v, null_mask, interval_ms, &x))
+            continue;
+        if (w->acc.sum && (c->flags & CF_PER_OP) && counter_num_den(c, v, null_mask, &num, &den))
+            put_per_op(w, i, point, x, num * c->scale, den);
+        else
             put_value(w, i, point, x);
     }
 }
@@ -160,7 +186,15 @@ static int rollup_cb(void *arg, const struct reader_rollup_row *row)
 
         if (s->obj != w->obj || s->inst_id != row->inst || (row->null_mask >> s->counter) & 1)
             continue;
-        w->acc.sum[c] += row->avg[s->counter] * (double)row->n;
+        if (per_op(s)) {
+            /* weighted by its operations; a bucket written before they were kept, by its ticks */
+            double ops = isnan(row->ops[s->counter]) ? (double)row->n : row->ops[s->counter];
+
+            w->acc.sum[c] += row->avg[s->counter] * ops;
+            w->acc.den[c] += ops;
+        } else {
+            w->acc.sum[c] += row->avg[s->counter] * (double)row->n;
+        }
         w->acc.n[c] += (double)row->n;
         if (row->min[s->counter] < w->acc.min[c])
             w->acc.min[c] = row->min[s->counter];
@@ -468,9 +502,10 @@ static int acc_alloc(struct acc *a, size_t cells)
 {
     a->sum = calloc(cells, sizeof(double));
     a->n = calloc(cells, sizeof(double));
+    a->den = calloc(cells, sizeof(double));
     a->min = malloc(cells * sizeof(double));
     a->max = malloc(cells * sizeof(double));
-    if (!a->sum || !a->n || !a->min || !a->max)
+    if (!a->sum || !a->n || !a->den || !a->min || !a->max)
         return -ENOMEM;
     for (size_t i = 0; i < cells; i++) {
         a->min[i] = INFINITY;
@@ -483,6 +518,7 @@ static void acc_free(struct acc *a)
 {
     free(a->sum);
     free(a->n);
+    free(a->den);
     free(a->min);
     free(a->max);
 }
@@ -537,7 +573,10 @@ static void finish_buckets(struct walk *w, enum data_agg agg)
     for (size_t c = 0; c < cells; c++) {
         double v = NAN;
 
-        if (w->acc.n[c] > 0)
+        if (w->acc.n[c] > 0 && agg != DATA_MIN && agg != DATA_MAX &&
+            per_op(&w->s[c / w->res->npoints]))
+            v = w->acc.den[c] > 0 ? w->acc.sum[c] / w->acc.den[c] : 0.0;
+        else if (w->acc.n[c] > 0)
             v = agg == DATA_MIN   ? w->acc.min[c]
                 : agg == DATA_MAX ? w->acc.max[c]
                                   : w->acc.sum[c] / w->acc.n[c];

@@ -7,9 +7,12 @@ $PERFLOGD_TEST_CLOCK_SPEED), until its ticks span a whole hour after the first h
 then stops on SIGTERM. Then, from the database file:
   a. every per-minute bucket in `counter_rollups` (tier 1m) has the count, min and max of the same
      minute's per-tick values in `counter_values` exactly, and their average (to 1e-12 relative),
-     and every minute with values has its bucket;
+     and every minute with values has its bucket; a time per operation (Avg. Disk sec/Read,
+     /Write, /Flush) averages over the operations instead: the minute's total time over its total
+     operations, both summed by the test from the raw rows, and its `ops` are that total;
   b. every whole hour's buckets (tier 1h) have the counts, minima and maxima of its minute buckets,
-     and the average of their averages weighted by their counts;
+     and the average of their averages weighted by their counts (a time per operation's by their
+     operations, which add up);
   c. the first partial minute and hour after the start (rolled up by the batch path) and the
      following ones (rolled up while the ticks were written) both appear.
 """
@@ -25,6 +28,9 @@ from perflogtest import Daemon, check, finish  # noqa: E402
 
 SPEED = 400
 HOUR_MS = 3600000
+# the times per operation of the disks: counter -> (total time in ms, operations), raw fields
+PER_OP = {"Avg. Disk sec/Read": ("rd_ms", "rd_ios"), "Avg. Disk sec/Write": ("wr_ms", "wr_ios"),
+          "Avg. Disk sec/Flush": ("flush_ms", "flush_ios")}
 
 
 def close(a, b):
@@ -58,11 +64,29 @@ def main():
             "SELECT (t_ms / 60000) * 60000, path, count(*), min(value), avg(value), max(value) "
             "FROM counter_values WHERE t_ms < ? GROUP BY 1, 2", (end_min,)):
         raw[(b, path)] = (n, mn, avg, mx)
+    # a time per operation: the minute's total time over its operations, from the raw rows
+    ops = {}
+    for counter, (num, den) in PER_OP.items():
+        for b, inst, tn, td in conn.execute(
+                f"SELECT (t.t_ms / 60000) * 60000, i.name, sum({num}), sum({den}) FROM obj_disk o "
+                f"JOIN ticks t ON t.id = o.tick JOIN instances i ON i.id = o.inst WHERE t.t_ms < ? "
+                f"AND {num} IS NOT NULL AND {den} IS NOT NULL GROUP BY 1, 2", (end_min,)):
+            key = (b, f"\\PhysicalDisk({inst})\\{counter}")
+            if key in raw:
+                raw[key] = (raw[key][0], raw[key][1], 0.0 if td == 0 else tn * 0.001 / td,
+                            raw[key][3])
+                ops[key] = td
+    check(len(ops) >= 3 * 60, f"a: {len(ops)} minute buckets of the disks' times per operation")
     rolled = {}
-    for b, path, n, mn, avg, mx in conn.execute(
-            "SELECT bucket_ms, path, n, min, avg, max FROM counter_rollups WHERE tier = '1m' AND "
-            "bucket_ms < ?", (end_min,)):
+    rolled_ops = {}
+    for b, path, n, mn, avg, mx, op in conn.execute(
+            "SELECT bucket_ms, path, n, min, avg, max, ops FROM counter_rollups WHERE tier = '1m' "
+            "AND bucket_ms < ?", (end_min,)):
         rolled[(b, path)] = (n, mn, avg, mx)
+        if op is not None:
+            rolled_ops[(b, path)] = op
+    check(rolled_ops == ops, "a: each time per operation's ops are its minute's operations "
+          f"({[(k, ops[k], rolled_ops.get(k)) for k in ops if rolled_ops.get(k) != ops[k]][:3]})")
     missing = [k for k in raw if k not in rolled]
     extra = [k for k in rolled if k not in raw]
     bad = [k for k in raw if k in rolled and not (
@@ -77,11 +101,14 @@ def main():
     first_hour = (first_ms // HOUR_MS) * HOUR_MS
     whole = [first_hour + HOUR_MS]
     expect = {}
-    for h, path, n, mn, avg, mx in conn.execute(
+    for h, path, n, mn, avg, mx, sw, w in conn.execute(
             "SELECT (bucket_ms / 3600000) * 3600000, path, sum(n), min(min), "
-            "sum(avg * n) / sum(CASE WHEN avg IS NOT NULL THEN n END), max(max) "
+            "sum(avg * n) / sum(CASE WHEN avg IS NOT NULL THEN n END), max(max), "
+            "total(avg * ops), sum(ops) "
             "FROM counter_rollups WHERE tier = '1m' AND bucket_ms >= ? AND bucket_ms < ? "
             "GROUP BY 1, 2", (first_hour, whole[-1] + HOUR_MS)):
+        if w is not None:  # a time per operation: weighted by the operations
+            avg = 0.0 if w == 0 else sw / w
         expect[(h, path)] = (n, mn, avg, mx)
     got = {}
     for h, path, n, mn, avg, mx in conn.execute(

@@ -96,6 +96,42 @@ static int expect(int i, int obj, const char *inst, const char *cname, double *o
     return 0;
 }
 
+/* Per-operation counter cname's numerator times its scale and its operations in tick i: what a
+ * span's average sums (CF_PER_OP). 0 when the counter is not one, or has no value then. */
+static int expect_op(int i, int obj, const char *inst, const char *cname, double *part, double *ops)
+{
+    const struct object_def *od = &counter_objects[obj];
+    const struct tick *t = all[i];
+
+    for (size_t r = 0; r < t->obj[obj].n; r++) {
+        const struct tick_row *row = &t->obj[obj].rows[r];
+
+        if (strcmp(row->name, inst))
+            continue;
+        for (size_t k = 0; k < od->ncounters; k++) {
+            const struct counter_def *c = &od->counters[k];
+            double num = 0, den = 0;
+
+            if (strcmp(c->name, cname) || !(c->flags & CF_PER_OP))
+                continue;
+            for (size_t f = 0; f < od->nfields; f++) {
+                if (!((c->num | c->den_fields) & (1u << f)))
+                    continue;
+                if (row->null_mask & (1ull << f))
+                    return 0;
+                if (c->num & (1u << f))
+                    num += (double)row->v[f];
+                else
+                    den += (double)row->v[f];
+            }
+            *part = num * c->scale;
+            *ops = den;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* ---- requests ---- */
 
 static int call(const struct api_env *env, struct reader *rd, const char *method, const char *path,
@@ -1012,6 +1048,8 @@ static void check_buckets(json_t *j, int obj, const char *inst, const char *cnam
     for (size_t p = 0; p < n; p++) {
         int b0 = first_s + (int)p * step_s;
         double sum = 0, cnt = 0, mn = INFINITY, mx = -INFINITY, want, got;
+        double part_sum = 0, ops_sum = 0, part, ops;
+        int op = 0;
         json_t *v = json_array_get(vals, p);
 
         CHECK_INT(json_integer_value(json_array_get(ts, p)), T0 + b0 * 1000LL);
@@ -1024,12 +1062,21 @@ static void check_buckets(json_t *j, int obj, const char *inst, const char *cnam
             cnt++;
             mn = x < mn ? x : mn;
             mx = x > mx ? x : mx;
+            if (expect_op(i, obj, inst, cname, &part, &ops)) {
+                /* a time per operation: the span's total time over its operations */
+                op = 1;
+                part_sum += part;
+                ops_sum += ops;
+            }
         }
         if (cnt == 0) {
             bad += !json_is_null(v);
             continue;
         }
-        want = !strcmp(agg, "min") ? mn : !strcmp(agg, "max") ? mx : sum / cnt;
+        want = !strcmp(agg, "min")   ? mn
+               : !strcmp(agg, "max") ? mx
+               : op                  ? (ops_sum > 0 ? part_sum / ops_sum : 0.0)
+                                     : sum / cnt;
         got = json_number_value(v);
         if (!json_is_number(v) || fabs(got - want) > rel_tol * fabs(want)) {
             if (bad++ < 3)
