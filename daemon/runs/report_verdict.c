@@ -106,6 +106,34 @@ static struct stat stat_of(const struct verdict_in *in, const double *v, double 
     return s;
 }
 
+/*
+ * A time per operation over the window (Avg. Disk sec/Write, with rate its Disk Writes/sec): the
+ * ticks' total time over their operations, a tick's operations being its rate times its seconds
+ * in the window, as the roll-ups average it (docs/schema.md); 0 when no operation completed. A
+ * mean over the ticks would count each second without a write as 0 s. secs: the seconds with a
+ * value of both; peak: the highest tick. NAN without both series.
+ */
+static struct stat per_op_of(const struct verdict_in *in, const double *v, const double *rate)
+{
+    struct stat s = {NAN, NAN, 0, 0, 0};
+    double ops = 0.0;
+
+    for (size_t i = 0; v && rate && i < in->n; i++) {
+        double o;
+
+        if (!in_window(in, i) || isnan(v[i]) || isnan(rate[i]))
+            continue;
+        o = rate[i] * tick_s(in, i);
+        s.integral += v[i] * o;
+        ops += o;
+        s.secs += tick_s(in, i);
+        s.peak = isnan(s.peak) || v[i] > s.peak ? v[i] : s.peak;
+    }
+    if (s.secs > 0)
+        s.avg = ops > 0 ? s.integral / ops : 0.0;
+    return s;
+}
+
 static double window_s(const struct verdict_in *in)
 {
     double s = 0;
@@ -156,8 +184,10 @@ static void disk_one(const struct verdict_in *in, const char *d, struct cand *c)
     struct stat busy = stat_of(in, find(in, "PhysicalDisk", d, "% Disk Time"), 100 * VERDICT_BUSY);
     const double *qv = find(in, "PhysicalDisk", d, "Avg. Disk Queue Length");
     struct stat q = stat_of(in, qv, 0);
-    struct stat rl = stat_of(in, find(in, "PhysicalDisk", d, "Avg. Disk sec/Read"), 0);
-    struct stat wl = stat_of(in, find(in, "PhysicalDisk", d, "Avg. Disk sec/Write"), 0);
+    struct stat rl = per_op_of(in, find(in, "PhysicalDisk", d, "Avg. Disk sec/Read"),
+                               find(in, "PhysicalDisk", d, "Disk Reads/sec"));
+    struct stat wl = per_op_of(in, find(in, "PhysicalDisk", d, "Avg. Disk sec/Write"),
+                               find(in, "PhysicalDisk", d, "Disk Writes/sec"));
     struct stat fl = stat_of(in, find(in, "PhysicalDisk", d, "Disk Flushes/sec"), 0);
     struct stat psi = stat_of(in, find(in, "Pressure", NULL, "IO Some %"), 0);
     int at_ceiling;

@@ -181,6 +181,44 @@ static void test_disk(void)
     CHECK_DBL(json_real_value(json_object_get(ev(v, "pressure_io_some_pct"), "value")), 73, 1e-9);
     json_decref(v);
 
+    /* The write latency over the window is the writes' time over their number: one second of
+     * 100 writes of 5 ms each and nine without a write (0 s a write, per tick) average 5 ms, not
+     * the ticks' 0.5 ms; two seconds of 10 writes at 2 ms and 30 at 10 ms average 8 ms. No read
+     * at all: 0 s a read, over the seconds with both series. */
+    fx_quiet(&f);
+    fx_add(&f, "\\PhysicalDisk(vdb)\\% Disk Time", 95);
+    {
+        double *wl = fx_add(&f, "\\PhysicalDisk(vdb)\\Avg. Disk sec/Write", 0);
+        double *wr = fx_add(&f, "\\PhysicalDisk(vdb)\\Disk Writes/sec", 0);
+
+        fx_add(&f, "\\PhysicalDisk(vdb)\\Avg. Disk sec/Read", 0);
+        fx_add(&f, "\\PhysicalDisk(vdb)\\Disk Reads/sec", 0);
+        wl[4] = 0.005;
+        wr[4] = 100;
+        v = run(&f);
+        CHECK_DBL(json_real_value(json_object_get(ev(v, "avg_write_latency_s"), "value")), 0.005,
+                  1e-12);
+        CHECK_DBL(json_real_value(json_object_get(ev(v, "avg_write_latency_s"), "seconds")), 10,
+                  1e-9);
+        CHECK_DBL(json_real_value(json_object_get(ev(v, "avg_read_latency_s"), "value")), 0, 0);
+        json_decref(v);
+        wl[4] = 0.002;
+        wr[4] = 10;
+        wl[7] = 0.010;
+        wr[7] = 30;
+        v = run(&f);
+        CHECK_DBL(json_real_value(json_object_get(ev(v, "avg_write_latency_s"), "value")), 0.008,
+                  1e-12);
+        json_decref(v);
+    }
+    /* without the rate, the latency is not measured */
+    fx_quiet(&f);
+    fx_add(&f, "\\PhysicalDisk(vdb)\\% Disk Time", 95);
+    fx_add(&f, "\\PhysicalDisk(vdb)\\Avg. Disk sec/Write", 0.001);
+    v = run(&f);
+    CHECK(not_measured(ev(v, "avg_write_latency_s")));
+    json_decref(v);
+
     /* under 90 % busy but the queue held at its ceiling for most of the window */
     fx_quiet(&f);
     {
