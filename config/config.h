@@ -41,7 +41,7 @@ struct cfg {
     /* "retention": days kept per tier, 1..36500, raw <= minute <= hour; defaults 7, 90, 1825 */
     int raw_days, minute_days, hour_days;
     int chunk_after_minutes;    /* raw rows older than this are compressed; 0: never */
-    int64_t commit_interval_ms; /* default 1000, range 0..2000 (0 = commit every tick) */
+    int64_t commit_interval_ms; /* default 2000, range 0..2000 (0 = commit every tick) */
     int64_t max_held_ticks;     /* ticks held while the db cannot be written, 3600, 10..1000000 */
     int sampler_rt_priority;    /* SCHED_FIFO priority of the sampler, 0..99; 0: nice -10 only */
     /* HTTP API (docs/design.md §5) */
