@@ -28,17 +28,22 @@ row, the key (bucket_ms, inst) and n are the same in every form and are not coun
 import argparse, os, sqlite3, struct, sys
 
 
+def integer_bytes(i):
+    """Bytes of an integer in a SQLite record: serial-type byte + its 0-8 content bytes."""
+    if i in (0, 1):
+        return 1
+    for n, lim in ((1, 2**7), (2, 2**15), (3, 2**23), (4, 2**31), (6, 2**47)):
+        if -lim <= i < lim:
+            return 1 + n
+    return 9
+
+
 def cell_bytes(v):
-    """Bytes of one value in a REAL column of a SQLite record: serial-type byte + content."""
+    """Bytes of one value in a REAL column: a whole one is stored as an integer."""
     if v is None:
         return 1
     if float(v).is_integer() and -(2**47) <= v < 2**47:
-        i = int(v)
-        if i in (0, 1):
-            return 1
-        for n, lim in ((1, 2**7), (2, 2**15), (3, 2**23), (4, 2**31), (6, 2**47)):
-            if -lim <= i < lim:
-                return 1 + n
+        return integer_bytes(int(v))
     return 9
 
 
@@ -46,14 +51,7 @@ def int_bytes(v):
     """Bytes of one value in an INTEGER column (a REAL sum only on overflow)."""
     if v is None:
         return 1
-    if isinstance(v, float):
-        return 9
-    if v in (0, 1):
-        return 1
-    for n, lim in ((1, 2**7), (2, 2**15), (3, 2**23), (4, 2**31), (6, 2**47)):
-        if -lim <= v < lim:
-            return 1 + n
-    return 9
+    return 9 if isinstance(v, float) else integer_bytes(v)
 
 
 def gorilla_bytes(vals):

@@ -47,34 +47,32 @@ static int fail(char *why, size_t whylen, int rc, const char *msg)
     return rc;
 }
 
-static void put_value(struct walk *w, size_t si, size_t point, double v)
+/* Fold value v of one row into bucket cell c: sum gets `part` (v, or a per-operation counter's
+ * num * scale) and den its operations. */
+static void acc_put(struct acc *a, size_t c, double v, double part, double ops)
 {
-    if (w->acc.sum) {
-        size_t c = si * w->res->npoints + point;
-
-        w->acc.sum[c] += v;
-        w->acc.n[c] += 1;
-        if (v < w->acc.min[c])
-            w->acc.min[c] = v;
-        if (v > w->acc.max[c])
-            w->acc.max[c] = v;
-    } else {
-        w->res->values[si * w->res->npoints + point] = v;
-    }
+    a->sum[c] += part;
+    a->den[c] += ops;
+    a->n[c] += 1;
+    if (v < a->min[c])
+        a->min[c] = v;
+    if (v > a->max[c])
+        a->max[c] = v;
 }
 
-/* A per-operation counter's value x of one row, of num * scale (`part`) over `ops` operations. */
+static void put_value(struct walk *w, size_t si, size_t point, double v)
+{
+    if (w->acc.sum)
+        acc_put(&w->acc, si * w->res->npoints + point, v, v, 0.0);
+    else
+        w->res->values[si * w->res->npoints + point] = v;
+}
+
+/* A per-operation counter's value x of one row, of num * scale (`part`) over `ops` operations
+ * (bucketed mode only). */
 static void put_per_op(struct walk *w, size_t si, size_t point, double x, double part, double ops)
 {
-    size_t c = si * w->res->npoints + point;
-
-    w->acc.sum[c] += part;
-    w->acc.den[c] += ops;
-    w->acc.n[c] += 1;
-    if (x < w->acc.min[c])
-        w->acc.min[c] = x;
-    if (x > w->acc.max[c])
-        w->acc.max[c] = x;
+    acc_put(&w->acc, si * w->res->npoints + point, x, part, ops);
 }
 
 /* Whether series s is a per-operation counter's. */
