@@ -149,21 +149,32 @@ def direct_run(d, raw, dev):
     finally:
         os.rmdir(cg)
 
-    def busy_ms(name):
+    def field(name, i):
         with open(os.path.join(shm, name)) as f:
             for line in f:
                 p = line.split()
                 if p[2] == dev:
-                    return int(p[12])
+                    return int(p[i])
         raise KeyError(dev)
+
+    def busy_ms(name):
+        return field(name, 12)
 
     wall = float(open(f"{shm}/t1").read()) - float(open(f"{shm}/t0").read())
     busy = (busy_ms("b") - busy_ms("a")) / (1000 * wall)
+    # the writes' time over their number, by the test's own copies of /proc/diskstats
+    writes = field("b", 7) - field("a", 7)
+    write_s = (field("b", 10) - field("a", 10)) / 1000 / writes if writes else None
     subprocess.run(["rm", "-rf", shm])
     print(f"# direct: {dev} busy {busy:.2f} of the writes' {wall:.1f} s by /proc/diskstats")
     check(busy >= 0.9, f"the test's own reading: {dev} was busy {busy:.0%} of the writes")
     check(v.get("limit") == "disk", f"O_DIRECT dd: the disk, got {v.get('limit')}")
     check(v.get("instance") == dev, f"the disk is {dev}: {v.get('instance')}")
+    lat = next((e.get("value") for e in v.get("evidence", [])
+                if e.get("figure") == "avg_write_latency_s"), None)
+    check(write_s and lat is not None and abs(lat - write_s) <= 0.15 * write_s,
+          f"the verdict's write latency {lat} s is the writes' time over their number by "
+          f"/proc/diskstats ({write_s} s, {writes} writes), within 15 % (the run's edge ticks)")
     lines = text_report(d, rep["id"]).splitlines()
     for ln in lines[:8]:
         print(f"#   {ln}")
