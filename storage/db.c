@@ -1318,8 +1318,9 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
  * and "chunk_inst" (the first instance id of that object not chunked yet).
  *
  * A step takes slices of the instance ids, not whole objects: at 1 000 disks one object's span
- * is 300 000 rows, about 0.3 s of the writer's time in one step, while ticks wait. A step has a
- * budget of CHUNK_SLICE_INSTS instances over the span's objects in order: an object's slice ends
+ * is 600 000 rows, about 0.6 s of the writer's time in one step, while ticks wait. A step has a
+ * budget of instances over the span's objects in order, CHUNK_SLICE_ROWS over the span's ticks
+ * (16 of a window of 600) and at most CHUNK_SLICE_INSTS (32): an object's slice ends
  * before the budget's last instance after its start, counted at the span's first tick (an object
  * of fewer is taken whole, open-ended, and the step goes on with the next object), so the slices
  * cover every instance id, also one that appears later in the span; rows are found by (tick,
@@ -1327,9 +1328,10 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
  * and NICs one step takes every object of a span: one transaction and one round of the other
  * maintenance queries rather than one per object.
  */
-#define CHUNK_TICKS       300
-#define CHUNK_FRESH       60 /* ticks of a fresh chunk, until its window is merged */
-#define CHUNK_SLICE_INSTS 32 /* about 10 000 rows a step: ~10 ms at 1 µs a row */
+#define CHUNK_TICKS       600
+#define CHUNK_FRESH       60   /* ticks of a fresh chunk, until its window is merged */
+#define CHUNK_SLICE_INSTS 32   /* instances a step, at most */
+#define CHUNK_SLICE_ROWS  9600 /* instances × ticks a step: ~10 ms at 1 µs a row */
 
 /* The last tick id of the merge window of tick id t: windows are CHUNK_TICKS ids, the first
  * 1..CHUNK_TICKS, so that a file chunked from tick 1 has its chunks where spans of CHUNK_TICKS
@@ -1339,13 +1341,41 @@ static int64_t window_last(int64_t t)
     return t < 1 ? CHUNK_TICKS : ((t - 1) / CHUNK_TICKS + 1) * CHUNK_TICKS;
 }
 
+/* The points of one instance's chunk: up to `cap` ticks, field f's values and presence at
+ * values + f * cap and present + f * cap. Sized to the span in hand (a fresh span's 60 ticks
+ * are a tenth of a window), in one allocation (cbuf_new). */
 struct chunk_buf {
-    size_t n;
+    size_t n, cap;
     int64_t inst;
-    int64_t ticks[CHUNK_TICKS];
-    int64_t values[COUNTER_MAX_FIELDS][CHUNK_TICKS];
-    uint8_t present[COUNTER_MAX_FIELDS][CHUNK_TICKS];
+    int64_t *ticks, *values;
+    uint8_t *present;
 };
+
+static struct chunk_buf *cbuf_new(size_t cap)
+{
+    struct chunk_buf *cb = malloc(sizeof(*cb) + cap * (1 + COUNTER_MAX_FIELDS) * sizeof(int64_t) +
+                                  cap * COUNTER_MAX_FIELDS);
+
+    if (!cb)
+        return NULL;
+    cb->n = 0;
+    cb->cap = cap;
+    cb->inst = 0;
+    cb->ticks = (int64_t *)(cb + 1);
+    cb->values = cb->ticks + cap;
+    cb->present = (uint8_t *)(cb->values + cap * COUNTER_MAX_FIELDS);
+    return cb;
+}
+
+static int64_t *cbuf_values(const struct chunk_buf *cb, size_t f)
+{
+    return cb->values + f * cb->cap;
+}
+
+static uint8_t *cbuf_present(const struct chunk_buf *cb, size_t f)
+{
+    return cb->present + f * cb->cap;
+}
 
 /* Insert the chunks of the instance in `cb`, then empty it. A field of bit f in `nulls` is SQL
  * NULL (as a column added after its chunks were written: none of its values). The row's id is
@@ -1365,7 +1395,7 @@ static int chunk_flush(const struct object_def *od, struct chunk_buf *cb, sqlite
     else
         sqlite3_bind_null(ins, (int)od->nfields + 4);
     for (size_t f = 0; rc == 0 && f < od->nfields; f++) {
-        struct chunk_points p = {cb->n, cb->ticks, cb->values[f], cb->present[f]};
+        struct chunk_points p = {cb->n, cb->ticks, cbuf_values(cb, f), cbuf_present(cb, f)};
         uint8_t *blob;
         size_t len;
 
@@ -1421,9 +1451,10 @@ struct chunk_slice {
     size_t n, cap, hint; /* hint: the buffer after the last one used */
 };
 
-/* The buffer of instance `inst`, added when new; NULL when out of memory. Rows come in (tick, inst)
- * order, so the buffer after the last one used is nearly always the one. */
-static struct chunk_buf *slice_buf(struct chunk_slice *s, int64_t inst)
+/* The buffer of instance `inst` (room for `cap` ticks), added when new; NULL when out of memory.
+ * Rows come in (tick, inst) order, so the buffer after the last one used is nearly always the
+ * one. */
+static struct chunk_buf *slice_buf(struct chunk_slice *s, int64_t inst, size_t cap)
 {
     size_t lo = 0, hi = s->n;
     struct chunk_buf *cb;
@@ -1440,17 +1471,16 @@ static struct chunk_buf *slice_buf(struct chunk_slice *s, int64_t inst)
     }
     if (lo == s->n || s->b[lo]->inst != inst) {
         if (s->n == s->cap) {
-            size_t cap = s->cap ? 2 * s->cap : 8;
-            struct chunk_buf **nb = realloc(s->b, cap * sizeof(*nb));
+            size_t nc = s->cap ? 2 * s->cap : 8;
+            struct chunk_buf **nb = realloc(s->b, nc * sizeof(*nb));
 
             if (!nb)
                 return NULL;
             s->b = nb;
-            s->cap = cap;
+            s->cap = nc;
         }
-        if (!(cb = malloc(sizeof(*cb))))
+        if (!(cb = cbuf_new(cap)))
             return NULL;
-        cb->n = 0;
         cb->inst = inst;
         memmove(&s->b[lo + 1], &s->b[lo], (s->n - lo) * sizeof(*s->b));
         s->b[lo] = cb;
@@ -1465,6 +1495,12 @@ static void slice_free(struct chunk_slice *s)
     for (size_t i = 0; i < s->n; i++)
         free(s->b[i]);
     free(s->b);
+}
+
+/* The ticks a chunk of the span [lo, hi] holds at most: a span is a window's at most. */
+static size_t span_cap(int64_t lo, int64_t hi)
+{
+    return hi - lo + 1 < CHUNK_TICKS ? (size_t)(hi - lo + 1) : CHUNK_TICKS;
 }
 
 /* The INSERT of one chunk row of `od` (for chunk_flush). */
@@ -1519,17 +1555,17 @@ static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, in
     sqlite3_bind_int64(sel, 3, a);
     sqlite3_bind_int64(sel, 4, b_end);
     while (rc == 0 && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-        struct chunk_buf *cb = slice_buf(&sl, sqlite3_column_int64(sel, 0));
+        struct chunk_buf *cb = slice_buf(&sl, sqlite3_column_int64(sel, 0), span_cap(lo, hi));
 
-        if (!cb || cb->n == CHUNK_TICKS) { /* hi - lo < CHUNK_TICKS: a full one cannot happen */
+        if (!cb || cb->n == cb->cap) { /* ticks lo..hi: a full one cannot happen */
             rc = cb ? -EIO : -ENOMEM;
             break;
         }
         rc = 0;
         cb->ticks[cb->n] = sqlite3_column_int64(sel, 1);
         for (size_t f = 0; f < od->nfields; f++) {
-            cb->present[f][cb->n] = sqlite3_column_type(sel, (int)f + 2) != SQLITE_NULL;
-            cb->values[f][cb->n] = sqlite3_column_int64(sel, (int)f + 2);
+            cbuf_present(cb, f)[cb->n] = sqlite3_column_type(sel, (int)f + 2) != SQLITE_NULL;
+            cbuf_values(cb, f)[cb->n] = sqlite3_column_int64(sel, (int)f + 2);
         }
         cb->n++;
     }
@@ -1743,7 +1779,7 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
     int64_t inst = meta_get_int(d, "chunk_inst", INT64_MIN);
     int64_t first = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
     int64_t rolled = meta_get_int(d, "rollup_1m_tick", 0), hi, end;
-    int64_t budget = CHUNK_SLICE_INSTS; /* instances this step may still take */
+    int64_t budget; /* instances this step may still take */
     int rc, chunked;
 
     if (r->chunk_after_s <= 0)
@@ -1773,6 +1809,8 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
                 return 0;
         }
     }
+    budget = hi >= lo ? CHUNK_SLICE_ROWS / (hi - lo + 1) : CHUNK_SLICE_INSTS;
+    budget = budget < 1 ? 1 : budget > CHUNK_SLICE_INSTS ? CHUNK_SLICE_INSTS : budget;
     /* Slices of the span's objects in order, as many as the step's budget of instances holds: on
      * a machine of a few disks and NICs, every object of the span in one step (one transaction,
      * one set of maintenance queries) rather than one step each. */
@@ -1838,7 +1876,7 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
  * Only chunks wholly inside the window merge (a file's chunks of older spans stay as they are),
  * and a reader sees each point once: a step deletes the fresh chunks and inserts the merged one
  * in its transaction. Progress is in meta: "merge_tick" (the window's first tick id),
- * "merge_obj" and "merge_inst", with the chunk steps' budget of instances a step.
+ * "merge_obj" and "merge_inst", with a budget of CHUNK_SLICE_ROWS / CHUNK_TICKS instances a step.
  */
 
 /* Decode the chunk blob `v` into field f of `cb` at point `at`: its ticks too when `*n` is
@@ -1846,12 +1884,12 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
 static int merge_decode(sqlite3_value *v, struct chunk_buf *cb, size_t f, size_t at, long *n)
 {
     int64_t ticks[CHUNK_TICKS];
-    struct chunk_points p = {0, *n < 0 ? cb->ticks + at : ticks, cb->values[f] + at,
-                             cb->present[f] + at};
+    struct chunk_points p = {0, *n < 0 ? cb->ticks + at : ticks, cbuf_values(cb, f) + at,
+                             cbuf_present(cb, f) + at};
     const uint8_t *buf = sqlite3_value_blob(v);
     size_t len = (size_t)sqlite3_value_bytes(v);
 
-    if (!buf || chunk_decode(buf, len, &p, CHUNK_TICKS - at) != 0)
+    if (!buf || chunk_decode(buf, len, &p, cb->cap - at) != 0)
         return -EIO;
     if (*n < 0) {
         *n = (long)p.n;
@@ -1930,8 +1968,8 @@ static int merge_read(const struct object_def *od, sqlite3_stmt *get, const int6
             rc = -EIO;
         for (size_t f = 0; rc == 0 && f < od->nfields; f++)
             if (sqlite3_column_type(get, (int)f + 1) == SQLITE_NULL) {
-                memset(cb->present[f] + at, 0, (size_t)pts);
-                memset(cb->values[f] + at, 0, (size_t)pts * sizeof(int64_t));
+                memset(cbuf_present(cb, f) + at, 0, (size_t)pts);
+                memset(cbuf_values(cb, f) + at, 0, (size_t)pts * sizeof(int64_t));
             }
         if (rc == 0)
             cb->n += (size_t)pts;
@@ -2037,7 +2075,7 @@ static int merge_object(struct db *d, int o, int64_t w, int64_t last, int64_t a,
     *budget -= taken;
     todo = n > 0;
     start = 0;
-    if (rc == 0 && todo && !(cb = malloc(sizeof(*cb))))
+    if (rc == 0 && todo && !(cb = cbuf_new(CHUNK_TICKS)))
         rc = -ENOMEM;
     if (rc == 0 && todo)
         rc = merge_prepare(d, od, &m);
@@ -2122,7 +2160,7 @@ static int maintain_merge(struct db *d, int64_t now_ms, const struct db_retentio
 {
     int64_t done = meta_get_int(d, "chunk_tick", 0), w = meta_get_int(d, "merge_tick", -1);
     int64_t obj = meta_get_int(d, "merge_obj", 0), inst = meta_get_int(d, "merge_inst", INT64_MIN);
-    int64_t budget = CHUNK_SLICE_INSTS, last;
+    int64_t budget = CHUNK_SLICE_ROWS / CHUNK_TICKS, last; /* instances, of a window each */
     int rc = 0;
 
     (void)now_ms;

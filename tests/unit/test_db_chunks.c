@@ -25,7 +25,7 @@ static char dir[] = "/tmp/perflog-test-chunks-XXXXXX";
 
 #define T0     1795974000000LL
 #define NTICKS 3000
-#define SPAN   300 /* ticks per chunk (CHUNK_TICKS in storage/db.c) */
+#define SPAN   600 /* ticks per merged chunk (CHUNK_TICKS in storage/db.c) */
 
 /*
  * Tick i (id i + 1): Processor "0", Disk "vda" always and "vdb" only in ticks [500, 1300) (a
@@ -316,15 +316,15 @@ static void test_chunked_equals_plain(void)
     CHECK_INT(maintain_all(d, now, &chunked), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick <= 2400"), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick > 2400"), 600);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE inst = 2"), 8);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_memory_chunks"), 8);
-    /* vdb appears at tick id 501 and vanishes after 1300: four chunks, each its own ticks */
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE inst = 2"), 2400 / SPAN);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_memory_chunks"), 2400 / SPAN);
+    /* vdb appears at tick id 501 and vanishes after 1300: three chunks, each its own ticks */
     snprintf(sql, sizeof(sql),
              "SELECT first_tick, last_tick FROM obj_disk_chunks WHERE inst = %lld ORDER BY "
              "first_tick",
              (long long)vdb);
     s = shell_snapshot(path, sql);
-    CHECK_STR(s ? s : "", "501|600|\n601|900|\n901|1200|\n1201|1300|\n");
+    CHECK_STR(s ? s : "", "501|600|\n601|1200|\n1201|1300|\n");
     free(s);
 
     s = shell_snapshot(path, Q_VALUES);
@@ -490,11 +490,11 @@ static void test_ticks_chunked(void)
     CHECK(before && strstr(before, "|-|0|\n") && strstr(before, "|1003|3|\n"));
     CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 0);
 
-    /* windows 1-300 .. 601-900 and the fresh span 901-960 are older than 600 s (the clock
+    /* the window 1-600 and the fresh spans 601-660 .. 901-960 are older than 600 s (the clock
      * stepped back: not 961-1020) */
     CHECK_INT(maintain_all(d, now, &chunked), 0);
     s = shell_snapshot(path, "SELECT first_id, last_id FROM ticks_chunks ORDER BY first_id");
-    CHECK_STR(s ? s : "", "1|300|\n301|600|\n601|900|\n901|960|\n");
+    CHECK_STR(s ? s : "", "1|600|\n601|660|\n661|720|\n721|780|\n781|840|\n841|900|\n901|960|\n");
     free(s);
     CHECK_INT(count(path, "SELECT count(*) FROM ticks WHERE id <= 960"), 0);
     CHECK_INT(count(path, "SELECT min(id) FROM ticks"), 961);
@@ -530,7 +530,7 @@ static void test_ticks_chunks_expire(void)
     struct db_retention chunked = {7, 90, 1825, 0, 600};
     /* a day on: the ticks older than T0 + 700 s (ids up to 700) are past one day of raw data */
     struct db_retention expire = {1, 30, 60, 0, 600}, cap = {7, 90, 1825, 1, 600};
-    int64_t now = T0 + 4600 * 1000LL, later = T0 + 700 * 1000LL + 86400000LL;
+    int64_t now = T0 + 5200 * 1000LL, later = T0 + 700 * 1000LL + 86400000LL;
     char path[256], err[512], q[200];
     char *rest, *s;
     unsigned seed = 5;
@@ -538,18 +538,18 @@ static void test_ticks_chunks_expire(void)
 
     snprintf(path, sizeof(path), "%s/expire.db", dir);
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
-    CHECK_INT(write_ticks(d, 0, 4600, T0, &seed), 0);
+    CHECK_INT(write_ticks(d, 0, 5200, T0, &seed), 0);
     CHECK_INT(maintain_all(d, now, &chunked), 0);
-    /* windows 1-300 .. 3601-3900 and the fresh span 3901-3960: older than 600 s */
-    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 14);
+    /* windows 1-600 .. 3601-4200 and the fresh spans 4201-4260 .. 4501-4560: older than 600 s */
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks"), 13);
     /* mk_tick's intervals are 1000-1002 ms: still a few bytes a span */
     s = shell_snapshot(path, "SELECT max(length(t_ms) + length(interval_ms) + length(missed)) "
                              "FROM ticks_chunks");
-    fprintf(stderr, "ticks chunk bytes (300 ticks): %s", s ? s : "?\n");
+    fprintf(stderr, "ticks chunk bytes (600 ticks): %s", s ? s : "?\n");
     free(s);
     snprintf(q, sizeof(q), Q_VALUES_FROM, (long long)(T0 + 600 * 1000LL));
     rest = shell_snapshot(path, q);
-    /* 1-300 and 301-600 are wholly past the cutoff, 601-900 not yet */
+    /* 1-600 is wholly past the cutoff, 601-1200 not yet */
     CHECK_INT(maintain_all(d, later, &expire), 0);
     CHECK_INT(count(path, "SELECT min(first_id) FROM ticks_chunks"), 601);
     CHECK_INT(count(path, "SELECT min(id) FROM ticks_all"), 601);
@@ -558,13 +558,13 @@ static void test_ticks_chunks_expire(void)
     check_same("counter_values after retention across chunked ticks", rest, s);
     free(s);
     CHECK_INT(count(path, "SELECT count(*) FROM counter_values WHERE t_ms < 1795974600000"), 0);
-    /* A cap of one byte: the size cap prunes all but the newest hour (from T0 + 999 s), a
-     * whole chunk at a time: 601-900 goes, 901-1200 holds newer ticks and stays. */
+    /* A cap of one byte: the size cap prunes all but the newest hour (from T0 + 1599 s), a
+     * whole chunk at a time: 601-1200 goes, 1201-1800 holds newer ticks and stays. */
     CHECK_INT(maintain_all(d, now, &cap), 0);
-    CHECK_INT(count(path, "SELECT min(first_id) FROM ticks_chunks"), 901);
-    CHECK_INT(count(path, "SELECT min(id) FROM ticks_all"), 901);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick <= 900"), 0);
-    CHECK_INT(count(path, "SELECT max(id) FROM ticks_all"), 4600);
+    CHECK_INT(count(path, "SELECT min(first_id) FROM ticks_chunks"), 1201);
+    CHECK_INT(count(path, "SELECT min(id) FROM ticks_all"), 1201);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick <= 1200"), 0);
+    CHECK_INT(count(path, "SELECT max(id) FROM ticks_all"), 5200);
     db_close(d);
     free(rest);
 }
@@ -811,7 +811,7 @@ static void test_v4_fixture(void)
  * with d040), a restart between the slices goes on where it was, and every reader answers the same.
  */
 #define SLICE_DISKS 100
-#define SLICE_TICKS 900
+#define SLICE_TICKS 1200
 
 /*
  * A tick's disks by plan: how many at tick i, and each one's name (0: disk k is absent at tick i).
@@ -904,7 +904,7 @@ static void test_chunk_slices(void)
     CHECK(d040 > 0);
     rows = reader_snapshot(path, 1, SLICE_TICKS, d040);
 
-    /* ticks 1-600 are older than 300 s: two spans */
+    /* ticks 1-600 are older than 300 s: one span, the window's (over 32 instances) */
     while (more > 0 && steps++ < 1000) {
         more = db_maintain(d, now, &chunked);
         CHECK(more >= 0);
@@ -924,14 +924,14 @@ static void test_chunk_slices(void)
         prev = cur;
     }
     CHECK(more == 0);
-    /* 32 instances of the span's first tick (the CPU's and 31 disks', say), and d040 in the
-     * second span */
-    if (!(most > 0 && most <= 33))
+    /* 16 instances of the span's first tick (CHUNK_SLICE_ROWS, 9 600, over its 600 ticks: the
+     * CPU's and 15 disks', say), and dnew, which comes later in the span, with the last slice */
+    if (!(most > 0 && most <= 17))
         fprintf(stderr, "most %lld\n", (long long)most);
-    CHECK(most > 0 && most <= 33);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE last_tick <= 300"),
-              SLICE_DISKS);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick > 300"),
+    CHECK(most > 0 && most <= 17);
+    CHECK(steps > (SLICE_DISKS + 1) / 16);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick >= 1 AND "
+                          "last_tick <= 600"),
               SLICE_DISKS + 1);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick <= 600"), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick > 600"),
@@ -939,7 +939,7 @@ static void test_chunk_slices(void)
     s = shell_snapshot(path, "SELECT group_concat(first_tick) FROM (SELECT c.first_tick FROM "
                              "obj_disk_chunks c JOIN instances i ON i.id = c.inst WHERE i.name = "
                              "'d040' ORDER BY c.first_tick)");
-    CHECK_STR(s ? s : "", "1,351|\n");
+    CHECK_STR(s ? s : "", "1|\n"); /* one chunk, without ticks 301-350 */
     free(s);
     s = shell_snapshot(path, Q_VALUES);
     check_same("counter_values, sliced chunks", values, s);
@@ -952,6 +952,21 @@ static void test_chunk_slices(void)
     free(rows);
 }
 
+/* The processor's chunks and the ticks chunks are the spans `want` ("first|last|" lines), and
+ * the merges stand at `merge_tick`. */
+static void check_spans(const char *path, const char *want, int64_t merge_tick)
+{
+    char *s = shell_snapshot(path, "SELECT first_tick, last_tick FROM obj_processor_chunks "
+                                   "ORDER BY 1");
+
+    CHECK_STR(s ? s : "", want);
+    free(s);
+    s = shell_snapshot(path, "SELECT first_id, last_id FROM ticks_chunks ORDER BY 1");
+    CHECK_STR(s ? s : "", want);
+    free(s);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'merge_tick'"), merge_tick);
+}
+
 /*
  * A machine of a few instances (mk_tick: a CPU, a disk or two, a NIC, Memory, TCP): one step of
  * maintenance chunks every object of a span, in one transaction, where a step used to take one
@@ -960,16 +975,15 @@ static void test_chunk_slices(void)
 static void test_one_step_a_span(void)
 {
     struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 600};
-    /* ticks 1-300 are older than 600 s at tick 1000; 301-600 are not */
-    int64_t now = T0 + 1000 * 1000LL;
+    /* ticks 1-700 are older than 600 s at tick 1300 */
+    int64_t now = T0 + 1300 * 1000LL;
     char path[256], err[512];
     unsigned seed = 3;
     struct db *d;
-    char *s;
 
     snprintf(path, sizeof(path), "%s/onestep.db", dir);
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
-    CHECK_INT(write_ticks(d, 0, 1000, T0, &seed), 0);
+    CHECK_INT(write_ticks(d, 0, 1300, T0, &seed), 0);
     CHECK_INT(maintain_all(d, now, &plain), 0); /* the roll-ups first, as the writer's would be */
     CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 0);
     CHECK_INT(db_maintain(d, now, &chunked), 1);
@@ -982,20 +996,14 @@ static void test_one_step_a_span(void)
     CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp_chunks WHERE first_tick = 1"), 1);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_processor WHERE tick <= 60"), 0);
     CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp WHERE tick <= 60"), 0);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp WHERE tick > 60"), 940);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp WHERE tick > 60"), 1240);
     CHECK_INT(count(path, "SELECT max(last_tick) FROM obj_tcp_chunks"), 60);
     CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_tick'"), 61);
     CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_obj'"), 0);
-    /* the fresh spans up to 301-360 are due (361-420 is not): the window 1-300 merges into one
+    /* the fresh spans up to 601-660 are due (661-720 is not): the window 1-600 merges into one
      * chunk an instance, its ticks into one ticks chunk, and the steps stop */
     CHECK_INT(maintain_all(d, now, &chunked), 0);
-    s = shell_snapshot(path, "SELECT first_tick, last_tick FROM obj_processor_chunks ORDER BY 1");
-    CHECK_STR(s ? s : "", "1|300|\n301|360|\n");
-    free(s);
-    s = shell_snapshot(path, "SELECT first_id, last_id FROM ticks_chunks ORDER BY 1");
-    CHECK_STR(s ? s : "", "1|300|\n301|360|\n");
-    free(s);
-    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'merge_tick'"), 301);
+    check_spans(path, "1|600|\n601|660|\n", 601);
     db_close(d);
 }
 
@@ -1037,7 +1045,7 @@ static void test_fresh_span_continues(void)
 
     snprintf(path, sizeof(path), "%s/grow.db", dir);
     CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
-    for (int i = 0; i < 900; i += SPAN) {
+    for (int i = 0; i < 1200; i += SPAN) {
         for (int j = 0; j < SPAN; j++)
             batch[j] = mk_grow_tick(i + j, &seed);
         CHECK_INT(db_write_ticks(d, batch, SPAN), 0);
@@ -1057,18 +1065,19 @@ static void test_fresh_span_continues(void)
     free(s);
     CHECK_INT(count(path, "SELECT min(tick) FROM obj_tcp"), 61);
     CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_tick'"), 61);
-    /* over 32 instances at the next span's first tick: the window's rest, 61-300, not due yet */
+    /* over 32 instances at the next span's first tick: the window's rest, 61-600, not due yet */
     CHECK_INT(maintain_all(d, now, &chunked), 0);
     s = shell_snapshot(path, "SELECT first_tick, last_tick FROM obj_net_chunks ORDER BY 1");
     CHECK_STR(s ? s : "", "1|60|\n");
     free(s);
     CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_tick'"), 61);
-    /* due at tick 900; then the window merges */
-    CHECK_INT(maintain_all(d, T0 + 900 * 1000LL, &chunked), 0);
+    /* due at tick 1200; then the window merges */
+    CHECK_INT(maintain_all(d, T0 + 1200 * 1000LL, &chunked), 0);
     s = shell_snapshot(path, "SELECT first_tick, last_tick FROM obj_net_chunks ORDER BY 1");
-    CHECK_STR(s ? s : "", "1|300|\n");
+    CHECK_STR(s ? s : "", "1|600|\n");
     free(s);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick > 300"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE first_tick > 600"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks"), 40);
     s = shell_snapshot(path, Q_VALUES);
     check_same("counter_values, a fresh span taken in two steps", values, s);
     free(s);
@@ -1086,26 +1095,35 @@ static void shell_exec(const char *path, const char *sql)
     sqlite3_close(conn);
 }
 
+/* A new file `name` in the test's directory (its path in `path`) with 1300 ticks of mk_tick's,
+ * rolled up and not chunked; *values: its counter_values as the stock shell reads them. */
+static struct db *open_1300(char *path, size_t cap, const char *name, unsigned seed, char **values)
+{
+    struct db_retention plain = {7, 90, 1825, 0, 0};
+    char err[512];
+    struct db *d = NULL;
+
+    snprintf(path, cap, "%s/%s", dir, name);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(write_ticks(d, 0, 1300, T0, &seed), 0);
+    CHECK_INT(maintain_all(d, T0 + 1300 * 1000LL, &plain), 0);
+    *values = shell_snapshot(path, Q_VALUES);
+    return d;
+}
+
 /*
- * Fresh chunks of 60 ticks, merged once their window of 300 tick ids is chunked: the values read
+ * Fresh chunks of 60 ticks, merged once their window of 600 tick ids is chunked: the values read
  * the same at each stage, a column NULL in some of the fresh chunks (added after they were
  * written) merges into one that has its values NULL there, one NULL in all of them stays NULL,
  * and chunks that do not decode stay as they are while the rest of the window merges.
  */
 static void test_merge_fresh_chunks(void)
 {
-    struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 600};
-    char path[256], err[512];
+    struct db_retention chunked = {7, 90, 1825, 0, 600};
+    char path[256];
     char *values, *s;
     int64_t first_id;
-    unsigned seed = 13;
-    struct db *d;
-
-    snprintf(path, sizeof(path), "%s/merge.db", dir);
-    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
-    CHECK_INT(write_ticks(d, 0, 1300, T0, &seed), 0);
-    CHECK_INT(maintain_all(d, T0 + 1300 * 1000LL, &plain), 0);
-    values = shell_snapshot(path, Q_VALUES);
+    struct db *d = open_1300(path, sizeof(path), "merge.db", 13, &values);
 
     /* at tick 720, ticks 1-120 are older than 600 s: two fresh spans, no window complete */
     CHECK_INT(maintain_all(d, T0 + 720 * 1000LL, &chunked), 0);
@@ -1118,12 +1136,12 @@ static void test_merge_fresh_chunks(void)
     check_same("counter_values with fresh chunks", values, s);
     free(s);
 
-    /* the window's merge held back (its progress in meta set past it) while all five fresh
-     * spans are chunked, at tick 900 */
-    shell_exec(path, "UPDATE meta SET value = 301 WHERE key = 'merge_tick'");
-    CHECK_INT(maintain_all(d, T0 + 900 * 1000LL, &chunked), 0);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 5);
-    /* si_net_rx NULL in the second fresh chunk, si_net_tx in all five */
+    /* the window's merge held back (its progress in meta set past it) while all ten fresh
+     * spans are chunked, at tick 1200 */
+    shell_exec(path, "UPDATE meta SET value = 601 WHERE key = 'merge_tick'");
+    CHECK_INT(maintain_all(d, T0 + 1200 * 1000LL, &chunked), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 10);
+    /* si_net_rx NULL in the second fresh chunk, si_net_tx in all ten */
     shell_exec(path, "UPDATE obj_processor_chunks SET si_net_rx = NULL WHERE first_tick = 61; "
                      "UPDATE obj_processor_chunks SET si_net_tx = NULL");
     free(values);
@@ -1131,24 +1149,24 @@ static void test_merge_fresh_chunks(void)
     CHECK(count(path, "SELECT count(*) FROM counter_values WHERE path LIKE "
                       "'\\Processor(%)\\NET_RX Softirqs/sec' AND value IS NULL") >= 60);
 
-    /* at tick 960, the merge's progress back at the window: fresh spans up to 301-360, and the
-     * window 1-300 merged */
+    /* at tick 1260, the merge's progress back at the window: fresh spans up to 601-660, and the
+     * window 1-600 merged */
     first_id = count(path, "SELECT id FROM obj_processor_chunks WHERE first_tick = 1");
     shell_exec(path, "UPDATE meta SET value = 1 WHERE key = 'merge_tick'");
-    CHECK_INT(maintain_all(d, T0 + 960 * 1000LL, &chunked), 0);
+    CHECK_INT(maintain_all(d, T0 + 1260 * 1000LL, &chunked), 0);
     /* the merged chunk in the first fresh one's place */
     CHECK_INT(count(path, "SELECT id FROM obj_processor_chunks WHERE first_tick = 1 AND "
-                          "last_tick = 300"),
+                          "last_tick = 600"),
               first_id);
     s = shell_snapshot(path, "SELECT first_tick, last_tick, typeof(si_net_rx), typeof(si_net_tx) "
                              "FROM obj_processor_chunks ORDER BY 1");
-    CHECK_STR(s ? s : "", "1|300|blob|null|\n301|360|blob|blob|\n");
+    CHECK_STR(s ? s : "", "1|600|blob|null|\n601|660|blob|blob|\n");
     free(s);
     CHECK_INT(count(path, "SELECT count(*) FROM (SELECT inst FROM obj_disk_chunks WHERE "
-                          "last_tick <= 300 GROUP BY inst HAVING count(*) > 1)"),
+                          "last_tick <= 600 GROUP BY inst HAVING count(*) > 1)"),
               0);
     s = shell_snapshot(path, "SELECT first_id, last_id FROM ticks_chunks ORDER BY 1");
-    CHECK_STR(s ? s : "", "1|300|\n301|360|\n");
+    CHECK_STR(s ? s : "", "1|600|\n601|660|\n");
     free(s);
     s = shell_snapshot(path, Q_VALUES);
     check_same("counter_values after a merge, with NULL columns", values, s);
@@ -1156,18 +1174,46 @@ static void test_merge_fresh_chunks(void)
 
     /* a fresh chunk that does not decode: its instance's chunks of the window stay, the other
      * objects' merge, and maintenance goes on */
-    shell_exec(path, "UPDATE obj_processor_chunks SET user = x'00' WHERE first_tick = 301");
+    shell_exec(path, "UPDATE obj_processor_chunks SET user = x'00' WHERE first_tick = 601");
+    CHECK_INT(maintain_all(d, T0 + 1800 * 1000LL, &chunked), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks WHERE first_tick > 600 AND "
+                          "last_tick <= 1200"),
+              10);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp_chunks WHERE first_tick > 600 AND "
+                          "last_tick <= 1200"),
+              1);
+    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks WHERE first_id > 600 AND "
+                          "last_id <= 1200"),
+              1);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'merge_tick'"), 1201);
+    db_close(d);
+    free(values);
+}
+
+/*
+ * A file of a build whose windows were 300 tick ids: its merges stand at a multiple of 300 that is
+ * not one of 600 (merge_tick 301, say). The merge goes on over the rest of that window of 600 and
+ * then in whole windows: here, with merge_tick 241, ticks 241-600 merge into one chunk an
+ * instance, 1-240 stay as they are, and the next window is 601-1200.
+ */
+static void test_merge_from_old_window(void)
+{
+    struct db_retention chunked = {7, 90, 1825, 0, 600};
+    char path[256];
+    char *values, *s;
+    struct db *d = open_1300(path, sizeof(path), "oldwin.db", 19, &values);
+
+    /* the fresh spans of 1-600, their merge held back */
+    CHECK_INT(maintain_all(d, T0 + 720 * 1000LL, &chunked), 0);
+    shell_exec(path, "UPDATE meta SET value = 601 WHERE key = 'merge_tick'");
     CHECK_INT(maintain_all(d, T0 + 1200 * 1000LL, &chunked), 0);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks WHERE first_tick > 300 AND "
-                          "last_tick <= 600"),
-              5);
-    CHECK_INT(count(path, "SELECT count(*) FROM obj_tcp_chunks WHERE first_tick > 300 AND "
-                          "last_tick <= 600"),
-              1);
-    CHECK_INT(count(path, "SELECT count(*) FROM ticks_chunks WHERE first_id > 300 AND "
-                          "last_id <= 600"),
-              1);
-    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'merge_tick'"), 601);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 10);
+    shell_exec(path, "UPDATE meta SET value = 241 WHERE key = 'merge_tick'");
+    CHECK_INT(maintain_all(d, T0 + 1200 * 1000LL, &chunked), 0);
+    check_spans(path, "1|60|\n61|120|\n121|180|\n181|240|\n241|600|\n", 601);
+    s = shell_snapshot(path, Q_VALUES);
+    check_same("counter_values after a merge from a window of 300", values, s);
+    free(s);
     db_close(d);
     free(values);
 }
@@ -1189,6 +1235,7 @@ int main(void)
     test_chunk_slices();
     test_one_step_a_span();
     test_merge_fresh_chunks();
+    test_merge_from_old_window();
     test_fresh_span_continues();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
