@@ -1318,9 +1318,9 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
  * and "chunk_inst" (the first instance id of that object not chunked yet).
  *
  * A step takes slices of the instance ids, not whole objects: at 1 000 disks one object's span
- * is 600 000 rows, about 0.6 s of the writer's time in one step, while ticks wait. A step has a
+ * is 300 000 rows, about 0.3 s of the writer's time in one step, while ticks wait. A step has a
  * budget of instances over the span's objects in order, CHUNK_SLICE_ROWS over the span's ticks
- * (16 of a window of 600) and at most CHUNK_SLICE_INSTS (32): an object's slice ends
+ * and at most CHUNK_SLICE_INSTS (32 of a span of 300): an object's slice ends
  * before the budget's last instance after its start, counted at the span's first tick (an object
  * of fewer is taken whole, open-ended, and the step goes on with the next object), so the slices
  * cover every instance id, also one that appears later in the span; rows are found by (tick,
@@ -1330,6 +1330,7 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
  */
 #define CHUNK_TICKS       600
 #define CHUNK_FRESH       60   /* ticks of a fresh chunk, until its window is merged */
+#define CHUNK_WIDE        300  /* the most ticks of a span taken in many steps (CHUNK_TICKS / 2) */
 #define CHUNK_SLICE_INSTS 32   /* instances a step, at most */
 #define CHUNK_SLICE_ROWS  9600 /* instances × ticks a step: ~10 ms at 1 µs a row */
 
@@ -1797,14 +1798,18 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
     } else {
         /* A span never crosses its merge window's end. Fresh where one step takes the whole
          * span (a machine of a few CPUs, disks and NICs), so that the plain tail is short for
-         * a step a minute; the window's rest where a span takes many steps (at 1 000 disks),
-         * where four more rounds of steps a window and the merges' second coding of every
-         * value cost the writer 8-18 % (bench/README.md). */
+         * a step a minute; where a span takes many steps (at 1 000 disks) the rest of its half
+         * window, CHUNK_WIDE ticks, where four more rounds of steps a window and the merges'
+         * second coding of every value cost the writer 8-18 %, and where a whole window's span
+         * takes half the instances a step, so that each raw page is read and dirtied by twice
+         * as many steps (bench/README.md). Those chunks are not merged (merge_object). */
+        int64_t wide = lo < 1 ? CHUNK_WIDE : ((lo - 1) / CHUNK_WIDE + 1) * CHUNK_WIDE;
+
         hi = lo + CHUNK_FRESH - 1 < window_last(lo) ? lo + CHUNK_FRESH - 1 : window_last(lo);
         if (!span_due(d, lo, hi, rolled, now_ms, r))
             return 0;
-        if (hi < window_last(lo) && tick_instances(d, lo) > CHUNK_SLICE_INSTS) {
-            hi = window_last(lo);
+        if (hi < wide && tick_instances(d, lo) > CHUNK_SLICE_INSTS) {
+            hi = wide;
             if (!span_due(d, lo, hi, rolled, now_ms, r))
                 return 0;
         }
@@ -1871,7 +1876,8 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
  * Merging (maintain_merge). A fresh chunk is CHUNK_FRESH ticks long, so that the raw tail is one
  * to two minutes past chunk_after_minutes rather than one to six. Once every object's rows and
  * the ticks of a window of CHUNK_TICKS tick ids are chunked, steps merge each instance's chunks
- * of the window into one, and the window's ticks_chunks rows into one: each value is decoded and
+ * of the window into one where all of them are fresh (a big machine's chunks of half windows
+ * stay: maintain_chunks), and the window's ticks_chunks rows into one: each value is decoded and
  * coded once more, and the file keeps the coding of CHUNK_TICKS-tick chunks (bench/README.md).
  * Only chunks wholly inside the window merge (a file's chunks of older spans stay as they are),
  * and a reader sees each point once: a step deletes the fresh chunks and inserts the merged one
@@ -2019,13 +2025,13 @@ static int merge_object(struct db *d, int o, int64_t w, int64_t last, int64_t a,
     struct merge_stmts m = {0};
     int64_t taken = 0;
     char sql[256];
-    int rc, todo = 0;
+    int rc, todo = 0, fresh = 1;
 
     *next = INT64_MAX;
     snprintf(sql, sizeof(sql),
-             "SELECT id, inst FROM %s_chunks WHERE last_tick BETWEEN ?1 AND ?2 AND first_tick "
-             ">= ?1 AND inst >= ?3 ORDER BY inst, first_tick",
-             od->table);
+             "SELECT id, inst, last_tick - first_tick < %d FROM %s_chunks WHERE last_tick "
+             "BETWEEN ?1 AND ?2 AND first_tick >= ?1 AND inst >= ?3 ORDER BY inst, first_tick",
+             CHUNK_FRESH, od->table);
     rc = prepare_once(d, sql, &sel);
     if (rc < 0)
         return rc;
@@ -2033,22 +2039,25 @@ static int merge_object(struct db *d, int o, int64_t w, int64_t last, int64_t a,
     sqlite3_bind_int64(sel, 2, last);
     sqlite3_bind_int64(sel, 3, a);
     /* The ids first (the merges below change the table this reads), of the instances of more
-     * than one chunk in the window: only they count against the budget, so a window of whole
-     * chunks (a big machine's: see maintain_chunks) is one read of its ids an object. */
+     * than one chunk in the window, all of them fresh: only they count against the budget, so a
+     * window of a big machine's chunks (whole half windows: see maintain_chunks) is one read of
+     * its ids an object. */
     while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
         int64_t inst = sqlite3_column_int64(sel, 1);
 
         if (n > 0 && insts[n - 1] != inst) { /* the instance before is complete */
-            if (n - start == 1)
-                n--; /* one chunk: nothing to merge */
+            if (n - start == 1 || !fresh)
+                n = start; /* one chunk, or one of a wide span: nothing to merge */
             else
                 taken++;
             start = n;
+            fresh = 1;
             if (taken == *budget) {
                 *next = inst;
                 break;
             }
         }
+        fresh &= sqlite3_column_int(sel, 2);
         if (n == cap) {
             size_t nc = cap ? 2 * cap : 64;
             int64_t *ni = realloc(ids, nc * sizeof(*ni)), *nn;
@@ -2066,8 +2075,8 @@ static int merge_object(struct db *d, int o, int64_t w, int64_t last, int64_t a,
         ids[n] = sqlite3_column_int64(sel, 0);
         insts[n++] = inst;
     }
-    if (rc == SQLITE_DONE && n - start == 1)
-        n--;
+    if (rc == SQLITE_DONE && (n - start == 1 || !fresh))
+        n = start;
     else if (rc == SQLITE_DONE && n > start)
         taken++;
     rc = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : rc > 0 ? sql_errno(rc) : rc;
