@@ -1329,10 +1329,10 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
  * maintenance queries rather than one per object.
  */
 #define CHUNK_TICKS       600
-#define CHUNK_FRESH       60   /* ticks of a fresh chunk, until its window is merged */
-#define CHUNK_WIDE        300  /* the most ticks of a span taken in many steps (CHUNK_TICKS / 2) */
-#define CHUNK_SLICE_INSTS 32   /* instances a step, at most */
-#define CHUNK_SLICE_ROWS  9600 /* instances × ticks a step: ~10 ms at 1 µs a row */
+#define CHUNK_FRESH       60                /* ticks of a fresh chunk, until its window is merged */
+#define CHUNK_WIDE        (CHUNK_TICKS / 2) /* the most ticks of a span taken in many steps */
+#define CHUNK_SLICE_INSTS 32                /* instances a step, at most */
+#define CHUNK_SLICE_ROWS  9600              /* instances × ticks a step: ~10 ms at 1 µs a row */
 
 /* The last tick id of the merge window of tick id t: windows are CHUNK_TICKS ids, the first
  * 1..CHUNK_TICKS, so that a file chunked from tick 1 has its chunks where spans of CHUNK_TICKS
@@ -1501,7 +1501,7 @@ static void slice_free(struct chunk_slice *s)
 /* The ticks a chunk of the span [lo, hi] holds at most: a span is a window's at most. */
 static size_t span_cap(int64_t lo, int64_t hi)
 {
-    return hi - lo + 1 < CHUNK_TICKS ? (size_t)(hi - lo + 1) : CHUNK_TICKS;
+    return hi < lo ? 1 : hi - lo + 1 < CHUNK_TICKS ? (size_t)(hi - lo + 1) : CHUNK_TICKS;
 }
 
 /* The INSERT of one chunk row of `od` (for chunk_flush). */
