@@ -2,7 +2,9 @@
 """The chunk tables' pages if a file's values were chunked in windows of W ticks: each object's
 rows of obj_*_all up to tick UPTO, grouped per instance and window, coded with the extension's
 chunk_encode into a new file of 2 KiB pages, appended in window order (as merges leave them on a
-file written from its first tick); prints each chunk table's pages and unused bytes (dbstat).
+file written from its first tick); prints each chunk table's pages and unused bytes (dbstat), and
+the bytes of the chunks themselves. PERFLOG_CHUNK_EXT names another build's extension (a codec
+change measured on the same values).
 
 usage: bench/chunk_windows.py DB UPTO W [W ...]   (needs build/perflog_chunk.so; /usr/bin/python3,
 whose sqlite3 module can load extensions). DB is only read.
@@ -34,11 +36,17 @@ for w in windows:
                   (SELECT * FROM {base}_all WHERE tick <= {upto} ORDER BY (tick - 1) / {w}, inst, tick)
                 GROUP BY (tick - 1) / {w}, inst ORDER BY (tick - 1) / {w}, inst""")
             c.commit()
+        blob = 0
+        for t in tabs:
+            cols = [r[1] for r in c.execute(f"PRAGMA n.table_info({t})")][4:]
+            blob += c.execute(f"SELECT total({' + '.join(f'length({x})' for x in cols)}) "
+                              f"FROM n.{t}").fetchone()[0]
         total = 0
         for name, pages, unused in c.execute(
                 "SELECT name, count(*), sum(unused) FROM dbstat('n') WHERE name GLOB 'obj_*_chunks' "
                 "GROUP BY name ORDER BY name"):
             print(f"window {w}: {name} {pages} pages, {unused} bytes unused")
             total += pages
-        print(f"window {w}: chunk tables {total} pages ({total * 2048} bytes) for ticks 1-{upto}")
+        print(f"window {w}: chunk tables {total} pages ({total * 2048} bytes) for ticks 1-{upto}, "
+              f"{int(blob)} bytes of chunks")
         c.close()

@@ -8,14 +8,18 @@
  *   - the ticks as their first differences, with the same packer as the values: a run of
  *     consecutive ticks is "all 1", two bytes for the chunk; a tick missed here and there makes
  *     the packer code the second differences (delta-of-delta) in a bit or two each;
- *   - the presence of each value as a bitmap, only when some value is absent;
- *   - the present values with the smallest of seven codes, chosen per chunk: all equal (one
+ *   - the presence of each value, only when some value is absent: as a bitmap, or (version 4)
+ *     as the lengths of its runs where those are shorter (a series that never has a value, or
+ *     only lacks its first: a rate's first sample);
+ *   - the present values with the smallest of nine codes, chosen per chunk: all equal (one
  *     varint), frame of reference (minimum + fixed-width bit packing), bit-packed first
  *     differences (the same on v[i] - v[i-1]), zig-zag varints of the first differences, and
  *     (version 2) frame of reference, first differences or their zig-zag in groups of 4 numbers
  *     with a bit width per group, so that a burst in an idle counter widens only its groups;
  *     (version 3) any of those over (v - v0) / g when the values share a divisor g (KiB of
- *     whole pages, sectors of whole 4 KiB blocks).
+ *     whole pages, sectors of whole 4 KiB blocks); (version 4) v - min or the differences'
+ *     zig-zag in Exp-Golomb codes with an order per group of 16, so that a spike among small
+ *     numbers costs about twice its own width rather than widening its group.
  *
  * Differences and ranges are computed in uint64_t arithmetic modulo 2^64, so every int64_t value,
  * INT64_MIN and INT64_MAX included, round-trips exactly.
@@ -28,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CHUNK_VERSION    3     /* 2 (codes 0-6) and 1 (codes 0-3) are still read */
+#define CHUNK_VERSION    4     /* 3 (codes 0-7), 2 (codes 0-6) and 1 (codes 0-3) are read */
 #define CHUNK_MAX_POINTS 65536 /* a chunk of more points is refused by both sides */
 
 /* One series span, caller-owned arrays of n entries. `present[i]` is 0 where the value is NULL

@@ -3,8 +3,8 @@
  * (64-bit extremes, wraps, gaps, NULLs, a series that appears and vanishes), the code chosen for
  * typical columns and its size, the block codes of version 2 (a width per group of 4: bursts,
  * width jumps of every size, 64-bit widths), the SCALE code of version 3 (values that share a
- * divisor), refusal of malformed chunks, and that version-1 chunks (written before the block
- * codes) still decode.
+ * divisor), the Exp-Golomb codes and the presence as runs of version 4, refusal of malformed
+ * chunks, and that version-1 chunks (written before the block codes) still decode.
  */
 #include "storage/chunk.h"
 #include "testlib.h"
@@ -185,7 +185,7 @@ static void test_sizes(void)
 static void test_malformed(void)
 {
     struct chunk_points out = {.ticks = dticks, .values = dvals, .present = dpres};
-    static const uint8_t bad_version[] = {4, 1, 0, 2, 0, 0};
+    static const uint8_t bad_version[] = {5, 1, 0, 2, 0, 0};
     static const uint8_t zero_n[] = {1, 0, 0};
     static const uint8_t bad_flags[] = {1, 1, 2, 2, 0, 0};
     static const uint8_t width65[] = {1, 2, 0, 2, 0, 2, 1, 0, 65};
@@ -213,6 +213,17 @@ static void test_malformed(void)
     CHECK_INT(out.n, 0);
 }
 
+/* The code of the quotients of a SCALE at buf[6]: after the divisor's and v0's varints. */
+static unsigned inner_code(const uint8_t *buf, size_t len)
+{
+    size_t at = 7;
+
+    for (int varints = 0; varints < 2 && at < len; at++)
+        if (!(buf[at] & 0x80))
+            varints++;
+    return at < len ? buf[at] : 99;
+}
+
 /* The code byte of the values of a chunk of n < 128 consecutive ticks from 1 without NULLs: after
  * version, n, flags, zz(tick 1) and the ticks' SAME (2 bytes). */
 static unsigned values_code(size_t n)
@@ -225,8 +236,11 @@ static unsigned values_code(size_t n)
     CHECK_INT(chunk_encode(&in, &buf, &len), 0);
     CHECK(len > 6 && buf[1] == n && buf[3] == 2 && buf[4] == 0);
     code = len > 6 ? buf[6] : 99;
-    /* version 3 only with a SCALE, so a perflogd of version 2 reads every other chunk */
-    CHECK_INT(buf[0], (code == 7 ? 3 : 2));
+    /* the oldest version that reads the chunk: 4 with an Exp-Golomb code (in a SCALE too), 3
+     * with a SCALE, else 2, so a perflogd of version 2 reads every other chunk */
+    CHECK_INT(buf[0], (code >= 8 || (code == 7 && inner_code(buf, len) >= 8) ? 4
+                       : code == 7                                           ? 3
+                                                                             : 2));
     free(buf);
     return code;
 }
@@ -239,23 +253,25 @@ static void test_blocks(void)
     size_t n = 100, len;
 
     consecutive(n, 1);
-    /* bursts of different sizes: no common divisor (bursts all of 5000 take SCALE over 0 and 1) */
+    /* two bursts of 4 ticks, no common divisor (bursts all of 5000 take SCALE over 0 and 1); with
+     * bursts every few groups, Exp-Golomb's bit a 0 costs more than the bursts' widths save */
     for (size_t i = 0; i < n; i++)
-        vals[i] = i % 37 == 5 ? 5000 + (int64_t)i : 0;
+        vals[i] = (i >= 20 && i < 24) || (i >= 72 && i < 76) ? 5000 + (int64_t)i : 0;
     CHECK_INT(values_code(n), 4);
     len = roundtrip(n, 0);
-    CHECK(len > 0 && len <= 40); /* FOR takes 13 bits each, 171 bytes */
+    CHECK(len > 0 && len <= 30); /* 29: 6 of them the header; FOR takes 13 bits each, 172 bytes */
     srand(3);
     for (size_t i = 0; i < n; i++)
         vals[i] = (i ? vals[i - 1] : 1000000) + 1000 + (i % 29 == 3 ? 100000 : rand() % 4);
     CHECK_INT(values_code(n), 5);
     len = roundtrip(n, 0);
     CHECK(len > 0 && len <= 90); /* 79: 2 bits a group but for 4 bursts; DFOR 17 bits each, 217 */
+    /* steps of exactly 1 up or down, zig-zag 1 or 2: 2 bits in a group of 4, 3 in Exp-Golomb */
     for (size_t i = 0; i < n; i++)
-        vals[i] = (i ? vals[i - 1] : -7) + (i % 41 == 7 ? -5000 : rand() % 3 - 1);
+        vals[i] = (i ? vals[i - 1] : -7) + (i == 47 ? -5000 : rand() % 2 ? 1 : -1);
     CHECK_INT(values_code(n), 6);
     len = roundtrip(n, 0);
-    CHECK(len > 0 && len <= 70); /* 59; DFOR takes 13 bits each, 167 bytes */
+    CHECK(len > 0 && len <= 45); /* 45 with the header; DFOR takes 13 bits each, 173 bytes */
     /* groups of 4 at widths 0, 64, 0, 1, 4, 2, 3, 63, 59, 64, 60, 61, 0 (every kind of code) */
     {
         static const unsigned widths[] = {0, 64, 0, 1, 4, 2, 3, 63, 59, 64, 60, 61, 0};
@@ -278,6 +294,136 @@ static void test_blocks(void)
         pres[5] = pres[6] = pres[40] = 0;
         CHECK(roundtrip(k, 1) > 0);
     }
+}
+
+/* The Exp-Golomb codes (version 4): small noisy counts with spikes (timer interrupts; BEG), a
+ * level that mostly stays and now and then moves a little or a lot (BZEG): each chosen, each
+ * shorter than the block codes were, each exact; orders up to 63; numbers of 2^63 and more
+ * (where the code does not apply) take another code. */
+static void test_eg(void)
+{
+    size_t n = 100, len;
+
+    consecutive(n, 1);
+    srand(11);
+    for (size_t i = 0; i < n; i++)
+        vals[i] = rand() % 16 == 0 ? 1000 + rand() % 4000 : 10 + rand() % 16;
+    CHECK_INT(values_code(n), 8);
+    len = roundtrip(n, 0);
+    CHECK(len > 0 && len <= 85); /* 85 with the header's 6; the block codes 97 */
+    srand(13);
+    for (size_t i = 0; i < n; i++) {
+        int r = rand() % 10;
+
+        vals[i] = (i ? vals[i - 1] : 24000000) + (r < 6   ? 0
+                                                  : r < 9 ? rand() % 9 - 4
+                                                          : rand() % 2001 - 1000);
+    }
+    CHECK_INT(values_code(n), 9);
+    len = roundtrip(n, 0);
+    CHECK(len > 0 && len <= 66); /* 66 with the header's 6; BZZ 110 */
+    /* groups of 16 at every order, 0 to 63: numbers of about 2^w, and a spike of 2^63 - 1 */
+    for (size_t g = 0; g < 64; g++)
+        for (size_t j = 0; j < 16; j++)
+            vals[g * 16 + j] = g == 0 ? 0
+                                      : (int64_t)((UINT64_C(1) << (g - 1)) |
+                                                  (j * 7919 % (1u << (g < 12 ? g - 1 : 11))));
+    vals[5] = INT64_MAX;
+    consecutive(64 * 16, 1);
+    CHECK(roundtrip(64 * 16, 0) > 0);
+    pres[3] = pres[500] = 0;
+    CHECK(roundtrip(64 * 16, 1) > 0);
+    /* differences of 2^63 and more: zig-zag past 2^63, the code does not apply */
+    for (size_t i = 0; i < n; i++)
+        vals[i] = i % 2 ? INT64_MIN + (int64_t)(i % 7) : INT64_MAX - (int64_t)(i % 5);
+    consecutive(n, 1);
+    CHECK(values_code(n) < 8);
+    CHECK(roundtrip(n, 0) > 0);
+}
+
+/* The presence as runs (version 4), where it is shorter than the bitmap: a series that never has
+ * a value (an optional file a machine lacks), one whose first tick has none (a rate's first
+ * sample), one that appears and vanishes; and the bitmap where runs are longer. */
+static void test_runs(void)
+{
+    size_t n = 600;
+    struct chunk_points in = {.ticks = ticks, .values = vals, .present = pres};
+    uint8_t *buf = NULL;
+    size_t len = 0;
+
+    consecutive(n, 1);
+    for (size_t i = 0; i < n; i++) {
+        vals[i] = 0;
+        pres[i] = 0;
+    }
+    CHECK(roundtrip(n, 1) > 0);
+    in.n = n;
+    CHECK_INT(chunk_encode(&in, &buf, &len), 0);
+    /* version 4, n (2), flags 3, 2 runs (1): 0 (1) and 600 (2), tick (1), SAME 1 (2): no values */
+    CHECK_INT(len, 11);
+    CHECK(buf && buf[0] == 4 && buf[3] == 3);
+    free(buf);
+    for (size_t i = 0; i < n; i++) {
+        vals[i] = 7 * (int64_t)i;
+        pres[i] = i > 0;
+    }
+    CHECK(roundtrip(n, 1) > 0);
+    CHECK_INT(chunk_encode(&in, &buf, &len), 0);
+    CHECK(buf && buf[0] == 4 && buf[3] == 3 && len < 24); /* the bitmap alone is 75 bytes */
+    free(buf);
+    for (size_t i = 0; i < n; i++)
+        pres[i] = i >= 100 && i < 350;
+    CHECK(roundtrip(n, 1) > 0);
+    /* every other point: runs of 1 take a byte each, the bitmap 1 bit */
+    for (size_t i = 0; i < n; i++)
+        pres[i] = i % 2;
+    CHECK(roundtrip(n, 1) > 0);
+    CHECK_INT(chunk_encode(&in, &buf, &len), 0);
+    CHECK(buf && buf[3] == 1);
+    free(buf);
+}
+
+/* Hand-made version-4 chunks: runs and Exp-Golomb streams that the decoder must refuse. */
+static void test_v4_malformed(void)
+{
+    struct chunk_points out = {.ticks = dticks, .values = dvals, .present = dpres};
+    /* 3 points, ticks 1..3, runs 1 present, 2 absent; the value: SAME 5 */
+    static const uint8_t runs_ok[] = {4, 3, 3, 2, 1, 2, 2, 0, 2, 0, 10};
+    static const uint8_t runs_v3[] = {3, 3, 3, 2, 1, 2, 2, 0, 2, 0, 10};
+    static const uint8_t runs_flag_only[] = {4, 3, 2, 2, 1, 2, 2, 0, 2, 0, 10};
+    static const uint8_t runs_one[] = {4, 3, 3, 1, 3, 2, 0, 2, 0, 10};      /* all present */
+    static const uint8_t runs_short[] = {4, 3, 3, 2, 1, 1, 2, 0, 2, 0, 10}; /* 2 of 3 */
+    static const uint8_t runs_empty[] = {4, 3, 3, 3, 1, 0, 2, 2, 0, 2, 0, 10};
+    /* 2 points, ticks 1 and 2, values BEG min 0: order 0 (code 0), numbers 1 (bits 010), 0 (1) */
+    static const uint8_t eg_ok[] = {4, 2, 0, 2, 0, 2, 8, 0, 0x14};
+    static const uint8_t eg_v3[] = {3, 2, 0, 2, 0, 2, 8, 0, 0x14};
+    static const uint8_t eg_pad[] = {4, 2, 0, 2, 0, 2, 8, 0, 0x34};
+    static const uint8_t eg_cut[] = {4, 2, 0, 2, 0, 2, 8, 0};
+    /* order 64 (1 1 1 then 64 in 7 bits) */
+    static const uint8_t eg_order64[] = {4, 2, 0, 2, 0, 2, 8, 0, 0x07, 0x02, 0, 0, 0, 0, 0, 0,
+                                         0, 0, 0, 0, 0, 0, 0, 0, 0,    0,    0, 0, 0, 0, 0};
+    /* order 0, then 64 zeros: a number of 2^64 or more */
+    static const uint8_t eg_long[] = {4, 2, 0, 2,    0, 2, 8, 0, 0, 0, 0, 0, 0,
+                                      0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0xff};
+
+    CHECK_INT(chunk_decode(runs_ok, sizeof runs_ok, &out, 4), 0);
+    CHECK_INT(out.n, 3);
+    CHECK(dpres[0] == 1 && dpres[1] == 0 && dpres[2] == 0);
+    CHECK_INT(dvals[0], 5);
+    CHECK_INT(chunk_decode(runs_v3, sizeof runs_v3, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(runs_flag_only, sizeof runs_flag_only, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(runs_one, sizeof runs_one, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(runs_short, sizeof runs_short, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(runs_empty, sizeof runs_empty, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(eg_ok, sizeof eg_ok, &out, 4), 0);
+    CHECK_INT(out.n, 2);
+    CHECK_INT(dvals[0], 1);
+    CHECK_INT(dvals[1], 0);
+    CHECK_INT(chunk_decode(eg_v3, sizeof eg_v3, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(eg_pad, sizeof eg_pad, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(eg_cut, sizeof eg_cut, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(eg_order64, sizeof eg_order64, &out, 4), -EINVAL);
+    CHECK_INT(chunk_decode(eg_long, sizeof eg_long, &out, 4), -EINVAL);
 }
 
 /* Hand-made block streams: 4 points, ticks 1..4, values BFOR min 0, then the bit stream. */
@@ -436,6 +582,9 @@ int main(void)
     test_blocks_malformed();
     test_scale();
     test_scale_malformed();
+    test_eg();
+    test_runs();
+    test_v4_malformed();
     test_random();
     return tl_done();
 }
