@@ -136,6 +136,22 @@ static unsigned width_of(uint64_t range)
 #endif
 }
 
+/* The zero bits below the lowest one of x, which is not 0. */
+static unsigned trailing_zeros(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctzll(x);
+#else
+    unsigned t = 0;
+
+    while (!(x & 1)) {
+        x >>= 1;
+        t++;
+    }
+    return t;
+#endif
+}
+
 static size_t varint_size(uint64_t v)
 {
     return v < 0x80 ? 1 : (width_of(v) + 6) / 7;
@@ -345,19 +361,15 @@ static size_t eg_bits(uint64_t x, unsigned k)
  * than the order. */
 static unsigned eg_order(const uint64_t *x, size_t cnt, size_t *bits)
 {
-    unsigned char w[EG_BLOCK] = {0};
-    unsigned k0, best_k = 0;
-    size_t best = SIZE_MAX;
+    unsigned char hist[65] = {0}; /* numbers by width */
+    unsigned k0 = 0, best_k = 0;
+    size_t best = SIZE_MAX, below = 0;
 
-    for (size_t i = 0; i < cnt; i++) {
-        unsigned char a = (unsigned char)width_of(x[i]);
-        size_t j = i;
-
-        for (; j > 0 && w[j - 1] > a; j--)
-            w[j] = w[j - 1];
-        w[j] = a;
-    }
-    k0 = w[cnt / 2];
+    for (size_t i = 0; i < cnt; i++)
+        hist[width_of(x[i])]++;
+    /* the width of the number at index cnt / 2 in width order */
+    while ((below += hist[k0]) <= cnt / 2)
+        k0++;
     for (unsigned k = k0 ? k0 - 1 : 0; k <= k0 + 1 && k <= 63; k++) {
         size_t b = 0;
 
@@ -913,10 +925,8 @@ static unsigned br_zeros(struct bitr *br, unsigned max)
             br->n = 8;
         }
         if (br->acc) {
-            unsigned t = 0;
+            unsigned t = trailing_zeros(br->acc);
 
-            while (!((br->acc >> t) & 1))
-                t++;
             z += t;
             br->acc >>= t + 1;
             br->n -= t + 1;
