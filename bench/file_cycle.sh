@@ -6,6 +6,10 @@
 # with the chunk steps, so one point of the hour says little; the mean over the points is the
 # figure.
 #
+# The writer's CPU figure depends on which daemon starts first as much as on the code (20-30 %
+# between identical binaries on this VM): NEW_FIRST=1 starts the new one first; the file figures
+# do not depend on it.
+#
 # usage: bench/file_cycle.sh OLD_PERFLOGD NEW_PERFLOGD [FIRST [STEP [N]]]  (3604, 30, 10: ~65 min)
 set -euo pipefail
 old=$1 new=$2 first=${3:-3604} step=${4:-30} n=${5:-10}
@@ -18,8 +22,13 @@ dir=$(mktemp -d /var/tmp/perflog-bench-cycle-XXXXXX)
 # BENCH_KEEP=1 keeps the files and the reports (the directory is printed at the end)
 trap 'kill $po $pn 2>/dev/null || true; [ -n "${BENCH_KEEP:-}" ] && echo "kept $dir" || rm -rf "$dir"' EXIT
 
-"$old" --db "$dir/old.db" --listen 127.0.0.1:9973 --log-level warn & po=$!
-"$new" --db "$dir/new.db" --listen 127.0.0.1:9974 --log-level warn & pn=$!
+start_old() { "$old" --db "$dir/old.db" --listen 127.0.0.1:9973 --log-level warn & po=$!; }
+start_new() { "$new" --db "$dir/new.db" --listen 127.0.0.1:9974 --log-level warn & pn=$!; }
+if [ -n "${NEW_FIRST:-}" ]; then
+  start_new; start_old; echo "new started first"
+else
+  start_old; start_new; echo "old started first"
+fi
 
 ticks() { # the newest tick id of daemon $1, 0 before it has one
   local t
