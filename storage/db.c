@@ -111,6 +111,10 @@ struct db {
  * 5 -> 6: the compressed tier of the ticks, ticks_chunks, created at every open by
  * schema_ticks_tables(), and the view ticks_all (the plain ticks and the chunked ones) that
  * every reader of old ticks reads; the ticks stay plain until the writer chunks them.
+ * 6 -> 7: chunk version 4 (storage/chunk.h: Exp-Golomb codes, the presence as runs), which the
+ * writer uses from then on; no table changes, and chunks already written stay as they are (every
+ * version is read). The bump keeps a perflogd of schema 6, which cannot read those chunks, off the
+ * file with a clear message instead of failing on them one by one.
  */
 static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN settle_timeout_s INTEGER;\n"
@@ -119,6 +123,7 @@ static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN io_write_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_read_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_write_bytes INTEGER;\n",
+    "SELECT 1;\n",
     "SELECT 1;\n",
     "SELECT 1;\n",
     "SELECT 1;\n",
