@@ -612,11 +612,10 @@ static void put_seq(struct bytes *b, const int64_t *v, size_t k, unsigned *versi
 {
     uint64_t g = k >= 2 ? scale_of(v, k) : 0;
     struct seq_plan plain, sc;
-    unsigned need;
-    int64_t *q;
+    unsigned need = 0;
+    int64_t *q = NULL;
 
     seq_plan(v, k, &plain);
-    need = code_version(plain.code);
     if (g) {
         q = malloc(k * sizeof *q);
         if (!q) {
@@ -626,20 +625,18 @@ static void put_seq(struct bytes *b, const int64_t *v, size_t k, unsigned *versi
         for (size_t i = 0; i < k; i++)
             q[i] = (v[i] - v[0]) / (int64_t)g;
         seq_plan(q, k, &sc);
-        if (1 + varint_size(g) + varint_size(zz(v[0])) + sc.size < plain.size) {
-            put_u8(b, SEQ_SCALE);
-            put_varint(b, g);
-            put_varint(b, zz(v[0]));
-            seq_write(b, q, k, &sc);
-            need = code_version(sc.code) > 3 ? code_version(sc.code) : 3;
-            if (need > *version)
-                *version = need;
-            free(q);
-            return;
-        }
-        free(q);
     }
-    seq_write(b, v, k, &plain);
+    if (g && 1 + varint_size(g) + varint_size(zz(v[0])) + sc.size < plain.size) {
+        put_u8(b, SEQ_SCALE);
+        put_varint(b, g);
+        put_varint(b, zz(v[0]));
+        seq_write(b, q, k, &sc);
+        need = code_version(sc.code) > 3 ? code_version(sc.code) : 3;
+    } else {
+        seq_write(b, v, k, &plain);
+        need = code_version(plain.code);
+    }
+    free(q);
     if (need > *version)
         *version = need;
 }
