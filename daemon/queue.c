@@ -87,6 +87,7 @@ static int64_t mono_ns(void)
 size_t queue_push_take(struct tick_queue *q, struct tick *t)
 {
     size_t dropped = 0;
+    int wake;
 
     t->queued_mono_ns = mono_ns();
     pthread_mutex_lock(&q->lock);
@@ -103,10 +104,14 @@ size_t queue_push_take(struct tick_queue *q, struct tick *t)
         dropped++;
     }
     /* Waking the writer for a batch it will not take yet would cost it a context switch. */
-    if (q->n >= q->wake_at)
-        pthread_cond_signal(&q->nonempty);
+    wake = q->n >= q->wake_at;
     mirror(q);
     pthread_mutex_unlock(&q->lock);
+    /* Signalled after the unlock: a writer woken while the lock is still held blocks on it at
+     * once and needs a second wake-up from the unlock (two futex calls and a context switch
+     * more a batch). The queue outlives every push, and a taker re-checks the count. */
+    if (wake)
+        pthread_cond_signal(&q->nonempty);
     return dropped;
 }
 
