@@ -2478,6 +2478,11 @@ int db_checkpoint_due(const struct db *d)
     return d->wal_frames >= d->ckpt_frames / 4 * 3;
 }
 
+int db_truncate_due(const struct db *d)
+{
+    return d->wal_frames >= d->ckpt_frames / 2;
+}
+
 int db_checkpoint_passive(struct db *d)
 {
     int rc, log = 0, done = 0;
@@ -2499,6 +2504,8 @@ int db_checkpoint(struct db *d)
     sqlite3_busy_timeout(d->conn, 0);
     rc = sqlite3_wal_checkpoint_v2(d->conn, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
+    if (rc == SQLITE_OK)
+        d->wal_frames = 0;
     return rc == SQLITE_OK ? 0 : sql_errno(rc);
 }
 

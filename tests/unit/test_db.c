@@ -688,6 +688,51 @@ static void test_checkpoint(void)
         tick_free(t[i]);
 }
 
+/* The WAL is worth a truncating checkpoint once it holds a quarter of its budget, and not before:
+ * the default budget (4 MiB: 2 KiB pages, frames of 2 072 bytes, due at 512 frames), then under a
+ * cap of 4 MiB (a budget of 512 KiB: due at 64 frames). After the checkpoint it is not due. */
+static void test_truncate_due(void)
+{
+    struct db_retention cap = {7, 90, 1825, 4 * 1024 * 1024, 0};
+    const int64_t t0 = 1795968000000LL, frame = 2048 + 24;
+    char path[256], err[512];
+    struct tick *pair[2];
+    unsigned seed = 5;
+    int64_t i = 0, at;
+    struct db *d;
+
+    path_in_dir(path, sizeof(path), "truncdue.db");
+    CHECK_INT(db_open(path, "h", &d, err, sizeof(err)), 0);
+    CHECK_INT(db_checkpoint(d), 0);
+    CHECK_INT(db_truncate_due(d), 0);
+    for (int round = 0; round < 2; round++) {
+        int64_t due_frames = round == 0 ? 512 : 64, before = 0;
+
+        while (!db_truncate_due(d) && i < 20000) {
+            before = wal_size(path);
+            for (int k = 0; k < 2; k++)
+                pair[k] = mk_tick(t0 + (i + k) * 1000, 1000, &seed, 0);
+            CHECK_INT(db_write_ticks(d, pair, 2), 0);
+            for (int k = 0; k < 2; k++)
+                tick_free(pair[k]);
+            i += 2;
+        }
+        at = wal_size(path);
+        CHECK(db_truncate_due(d));
+        CHECK(at >= 32 + due_frames * frame);    /* not before a quarter of the budget */
+        CHECK(before < 32 + due_frames * frame); /* and at the first commit past it */
+        CHECK_INT(db_checkpoint(d), 0);
+        CHECK_INT(wal_size(path), 0);
+        CHECK_INT(db_truncate_due(d), 0);
+        if (round == 0) { /* the cap's budget, set by maintenance; then an empty WAL again */
+            CHECK(db_maintain(d, t0 + i * 1000, &cap) >= 0);
+            CHECK_INT(db_checkpoint(d), 0);
+            CHECK_INT(db_truncate_due(d), 0);
+        }
+    }
+    db_close(d);
+}
+
 /* Under a cap of 4 MiB the WAL's budget is 512 KiB: three hours of ticks written two a
  * transaction, as the writer does, with maintenance and a checkpoint every 30 ticks, and the WAL
  * never grows past it (before the budget it grew to SQLite's default autocheckpoint of 1000
@@ -767,6 +812,7 @@ int main(void)
     test_v4_series();
     test_size_cap();
     test_checkpoint();
+    test_truncate_due();
     test_wal_budget();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
