@@ -8,6 +8,7 @@
  *     bench_collect [ROOT [N]]
  */
 #include "base/log.h"
+#include "bench_util.h"
 #include "collectors/collector.h"
 
 #include <stdint.h>
@@ -15,29 +16,6 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t cpu_ns(void)
-{
-    struct rusage ru;
-
-    getrusage(RUSAGE_SELF, &ru);
-    return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-           ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {

@@ -11,6 +11,7 @@
  * `bench_edge DIR/root-8` (the tree bench_growth leaves there).
  */
 #include "base/log.h"
+#include "bench_util.h"
 #include "daemon/runs/run_edges.h"
 
 #include <jansson.h>
@@ -20,20 +21,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 static void report(const char *what, int64_t *ns, long n)
 {

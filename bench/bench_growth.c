@@ -11,6 +11,7 @@
  * usage: bench_growth [DIR] [TICKS]   (DIR defaults to a new directory under /tmp)
  */
 #include "base/log.h"
+#include "bench_util.h"
 #include "collectors/collector.h"
 #include "collectors/model/delta.h"
 #include "storage/db.h"
@@ -22,13 +23,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void mkdirs(const char *path)
 {
@@ -139,12 +133,6 @@ static void make_tree(const char *root, const struct growth *g)
         write_file(path, "1500\n", 5);
     }
     write_proc(root, g, 1);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)

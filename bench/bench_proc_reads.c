@@ -9,6 +9,8 @@
  *
  *     bench_proc_reads [ROUNDS [FILE...]]   (default 40 rounds: about 45 s)
  */
+#include "bench_util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -26,30 +28,6 @@ static const char *const default_files[] = {
     "/proc/net/dev",     "/proc/meminfo",         "/proc/vmstat",           "/proc/net/snmp",
     "/proc/pressure/io", "/proc/pressure/memory", "/proc/pressure/cpu",
 };
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t cpu_ns(void)
-{
-    struct rusage ru;
-
-    getrusage(RUSAGE_SELF, &ru);
-    return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-           ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return x < y ? -1 : x > y;
-}
 
 /* One round: every file from its start, until a read returns 0 or a short count. */
 static void round_once(const int *fds, size_t n, char *buf, size_t cap)
