@@ -78,8 +78,8 @@ int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r);
  * WAL then stays as it was: nothing is lost), or another negative errno. Call between writes.
  */
 int db_checkpoint(struct db *d);
-/* Whether the WAL holds enough to be worth db_checkpoint between maintenance steps: a quarter of
- * its budget. Each checkpoint costs two fdatasync (the database's, and the WAL's header at its
+/* Whether the WAL holds enough to be worth db_checkpoint at the end of a maintenance: a quarter
+ * of its budget. Each checkpoint costs two fdatasync (the database's, and the WAL's header at its
  * restart) and copies every page the commits since rewrote, whatever their number. */
 int db_truncate_due(const struct db *d);
 /* Whether the WAL has reached its checkpoint mark; a PASSIVE checkpoint (no wait). */
