@@ -9,7 +9,7 @@ perflogd starts with a config file saying interval_ms 1000. The file is rewritte
 After each switch: the same process runs on (same pid, one start in the log), the log says
 'configuration reloaded' and 'sampling interval is now N ms', the following intervals are N ms and
 their t_ms lie on the N ms wall-clock grid, and at the switch there is no gap: no interval longer
-than the longer of the two + 20 ms, missed = 0 throughout.
+than the longer of the two + TOL (100 ms), missed = 0 throughout.
   4. a broken file (syntax error) and then a wrong value: each SIGHUP is logged as a failed reload
      naming FILE:LINE:COLUMN, and the daemon keeps running with the old config (ticks stay 500 ms).
   5. SIGTERM: exit code 0, and the last ticks are in the database (the newest one is less than one
@@ -25,7 +25,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perflogtest import Daemon, check, finish, integrity_check, log_lines, sleep_until_wall  # noqa: E402
 
-TOL = 20  # ms
+# ms. Beyond it a tick waited for something (the reload, the database): a switch that lost a tick
+# shows a whole interval. Not the machine's wake-up latency, which bench/sched_http_load.py measures
+# (test_scheduler says why a test does not bound it).
+TOL = 100
 
 
 def write_config(path, text):
