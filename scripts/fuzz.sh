@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 jobs=${FUZZ_JOBS:-2}
 targets=(timeparse pattern query claims config proc_stat diskstats net_dev meminfo vmstat net_snmp
-  netstat softirqs softnet pressure pid sysfs post_bodies request others chunk tz)
+  netstat softirqs softnet pressure pid sysfs post_bodies request others chunk tz linkwatch)
 
 case $secs$jobs in
 '' | *[!0-9]*)

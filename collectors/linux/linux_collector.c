@@ -6,8 +6,8 @@
  * whose read failed); probe the optional ones (pressure, softirqs, softnet, netstat) once and never
  * again when the kernel has no such file; classify each block device once by name (is it in
  * /sys/block, is it stacked on others) and each interface once (globs), forgetting names that
- * vanish; read an interface's speed and MTU from sysfs when it appears and every few seconds after;
- * log each failure once.
+ * vanish; read an interface's speed and MTU from sysfs when it appears, when rtnetlink says it
+ * changed (on the real root) and on a period after; log each failure once.
  * The network file system clients' files (optional_sources) are read only while they list a
  * share or mount: one that is missing or empty is probed again only when the mount table changes.
  */
@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "collectors/linux/linux_devcache.h"
+#include "collectors/linux/linux_linkwatch.h"
 #include "collectors/linux/linux_mountwatch.h"
 #include "collectors/linux/linux_netfs.h"
 #include "collectors/linux/linux_parse.h"
@@ -85,8 +86,10 @@ struct collector {
     struct linux_devcache *disks, *nets;
     int net_dir; /* ROOT/sys/class/net (O_PATH), for the interfaces' attributes; -1: not open */
     size_t nets_kept, nets_kept_last; /* interfaces selected in this pass so far, in the last one */
-    struct proc_tracker *procs;       /* created by the first collector_follow with a root */
-    int following; /* the last collector_follow gave roots: a run is in progress */
+    struct linkwatch *links;          /* the real root's link changes; NULL: the period alone */
+    int links_all_due;          /* link messages were lost: re-read every interface in this pass */
+    struct proc_tracker *procs; /* created by the first collector_follow with a root */
+    int following;              /* the last collector_follow gave roots: a run is in progress */
 };
 
 static int64_t monotonic_ms(void)
@@ -496,8 +499,12 @@ static void net_probe(struct collector *c, struct linux_devcache_entry *e, int i
 {
     int64_t period = net_probe_period(c);
 
-    if (!is_new && c->now_ms < e->next_probe_ms)
+    if (!is_new && c->now_ms < e->next_probe_ms && !c->links_all_due)
         return;
+    if (c->links_all_due) {
+        linux_devcache_drop(c->nets, &e->speed_mbps);
+        linux_devcache_drop(c->nets, &e->mtu);
+    }
     net_read_attr(c, e->name, "speed", &e->speed_mbps);
     net_read_attr(c, e->name, "mtu", &e->mtu);
     /* Interfaces found together are spread over the period so that their re-reads do not all
@@ -558,17 +565,39 @@ static int src_diskstats(struct collector *c, const char *buf, size_t len, struc
     return rc;
 }
 
+/*
+ * linkwatch_fn: an interface rtnetlink named changed (a new MTU, carrier, name) or went: its
+ * speed and MTU are due at this pass, through files opened afresh, since the name may now belong
+ * to another device than the one the kept files were opened for.
+ */
+static void link_changed(void *ctx, const char *ifname)
+{
+    struct collector *c = ctx;
+    struct linux_devcache_entry *e = linux_devcache_find(c->nets, ifname);
+
+    if (!e)
+        return; /* not known yet: read when the pass first sees it */
+    linux_devcache_drop(c->nets, &e->speed_mbps);
+    linux_devcache_drop(c->nets, &e->mtu);
+    e->next_probe_ms = 0;
+}
+
 static int src_net_dev(struct collector *c, const char *buf, size_t len, struct raw_object *out,
                        struct linux_parse_status *st)
 {
     int rc;
 
+    /* The messages queued until now: a change made before this read of /proc/net/dev is seen in
+     * this tick's values. */
+    if (c->links && linkwatch_poll(c->links, link_changed, c))
+        c->links_all_due = 1;
     linux_devcache_begin(c->nets);
     c->nets_kept = 0;
     rc = linux_parse_net_dev(buf, len, out, net_keep, c, st);
     if (rc == 0) {
         linux_devcache_sweep(c->nets);
         c->nets_kept_last = c->nets_kept;
+        c->links_all_due = 0;
     }
     return rc;
 }
@@ -817,7 +846,6 @@ struct collector *collector_new(const struct collector_config *cfg)
         c->opt[i].s.fd = -1;
     c->net_dir = -1;
     c->page_size = ps >= 1024 && ps % 1024 == 0 ? ps : 4096;
-    c->sysfs_period_ms = COLLECTOR_SYSFS_PERIOD_MS;
     c->root = root_copy(cfg->root);
     c->disks = linux_devcache_new();
     c->nets = linux_devcache_new();
@@ -825,6 +853,11 @@ struct collector *collector_new(const struct collector_config *cfg)
         collector_free(c);
         return NULL;
     }
+    /* Link messages describe this network namespace's interfaces, which a fixture tree's are not.
+     */
+    if (!c->root[0])
+        c->links = linkwatch_new();
+    c->sysfs_period_ms = c->links ? COLLECTOR_SYSFS_WATCHED_PERIOD_MS : COLLECTOR_SYSFS_PERIOD_MS;
     for (size_t i = 0; i < NSOURCES; i++) {
         struct source_state *s = &c->src[i];
         int n = snprintf(s->path, sizeof(s->path), "%s/%s", c->root, sources[i].rel);
@@ -864,6 +897,7 @@ void collector_free(struct collector *c)
     if (c->net_dir >= 0)
         close(c->net_dir);
     mountwatch_free(c->mounts);
+    linkwatch_free(c->links);
     collector_config_free(&c->cfg);
     linux_devcache_free(c->disks);
     linux_devcache_free(c->nets);

@@ -8,8 +8,11 @@
 
 #include <stdint.h>
 
-/* The default re-read period of an interface's speed and MTU. */
-#define COLLECTOR_SYSFS_PERIOD_MS 5000
+/* The default re-read period of an interface's speed and MTU, and the period where rtnetlink's
+ * link messages say when one changed (linux_linkwatch.h): there the period is only a safety net
+ * for a driver that changes a speed without telling. */
+#define COLLECTOR_SYSFS_PERIOD_MS         5000
+#define COLLECTOR_SYSFS_WATCHED_PERIOD_MS 60000
 
 /*
  * Set how often the optional sysfs attributes of an interface (speed, mtu) are re-read, in ms;

@@ -83,20 +83,32 @@ void linux_devcache_begin(struct linux_devcache *c)
     c->pass++;
 }
 
+static struct linux_devcache_entry *find(struct linux_devcache *c, const char *name, uint32_t h)
+{
+    for (size_t i = h & (c->nslots - 1); c->slots[i]; i = (i + 1) & (c->nslots - 1)) {
+        struct linux_devcache_entry *e = &c->entries[c->slots[i] - 1];
+
+        if (e->hash == h && strcmp(e->name, name) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+struct linux_devcache_entry *linux_devcache_find(struct linux_devcache *c, const char *name)
+{
+    return find(c, name, name_hash(name));
+}
+
 struct linux_devcache_entry *linux_devcache_get(struct linux_devcache *c, const char *name,
                                                 int *is_new)
 {
     uint32_t h = name_hash(name);
-    struct linux_devcache_entry *e;
-    size_t i;
+    struct linux_devcache_entry *e = find(c, name, h);
 
-    for (i = h & (c->nslots - 1); c->slots[i]; i = (i + 1) & (c->nslots - 1)) {
-        e = &c->entries[c->slots[i] - 1];
-        if (e->hash == h && strcmp(e->name, name) == 0) {
-            e->pass = c->pass;
-            *is_new = 0;
-            return e;
-        }
+    if (e) {
+        e->pass = c->pass;
+        *is_new = 0;
+        return e;
     }
     if (grow_array(&c->entries, &c->cap, c->n, sizeof(*c->entries), 16) < 0)
         return NULL;

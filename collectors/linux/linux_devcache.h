@@ -50,6 +50,10 @@ void linux_devcache_begin(struct linux_devcache *c);
 struct linux_devcache_entry *linux_devcache_get(struct linux_devcache *c, const char *name,
                                                 int *is_new);
 
+/* The entry for `name` if there is one, without marking it seen or adding it; NULL otherwise.
+ * Valid as linux_devcache_get's. */
+struct linux_devcache_entry *linux_devcache_find(struct linux_devcache *c, const char *name);
+
 /* End a pass: forget every entry the pass did not see. */
 void linux_devcache_sweep(struct linux_devcache *c);
 

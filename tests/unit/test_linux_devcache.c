@@ -1,6 +1,7 @@
 /*
  * test_linux_devcache.c - the per-name cache of the Linux collector: lookups, growth, and mark
- * and sweep (a name not seen in a pass is forgotten, and is new again when it comes back).
+ * and sweep (a name not seen in a pass is forgotten, and is new again when it comes back; a find
+ * does not count as seeing it).
  */
 #include "collectors/linux/linux_devcache.h"
 #include "testlib.h"
@@ -46,6 +47,19 @@ static void test_mark_and_sweep(void)
     CHECK(e != NULL && is_new == 0 && e->flags == 3);
     linux_devcache_sweep(c);
     CHECK_INT(linux_devcache_count(c), 2);
+
+    /* find neither adds a name nor marks one seen: a pass that only finds sdb forgets it. */
+    CHECK(linux_devcache_find(c, "sdz") == NULL);
+    CHECK_INT(linux_devcache_count(c), 2);
+    linux_devcache_begin(c);
+    e = linux_devcache_find(c, "sda");
+    CHECK(e != NULL && e->flags == 3);
+    e = linux_devcache_get(c, "sda", &is_new);
+    CHECK(e != NULL && is_new == 0);
+    CHECK(linux_devcache_find(c, "sdb") != NULL);
+    linux_devcache_sweep(c);
+    CHECK_INT(linux_devcache_count(c), 1);
+    CHECK(linux_devcache_find(c, "sdb") == NULL);
 
     /* A pass that sees nothing forgets everything. */
     linux_devcache_begin(c);
