@@ -1050,36 +1050,49 @@ static int acc_before_tick(struct db *d, int64_t minute, int64_t tick_id, int *f
 }
 
 /*
- * Make value table i's tables, in the caller's transaction, when it has none yet: the object's
- * first instance has come. The views gain its SELECTs at the same time (readers re-prepare on the
- * schema change). A rollback takes them away again (db_write_ticks reads d->tables anew).
+ * Make the tables of the value tables in `want` (bit i: value table i) that have none yet, in the
+ * caller's transaction: their objects' first instances have come. The views gain their SELECTs at
+ * the same time, in one schema change for all of them (readers, and every statement kept, are
+ * prepared again once per change). A rollback takes them away again (db_write_ticks reads
+ * d->tables anew).
  */
-static int tables_make(struct db *d, int i)
+static int tables_make(struct db *d, uint64_t want)
 {
-    struct sbuf b = {0};
-    int rc;
+    uint64_t add = want & ~d->tables;
+    struct sbuf names = {0}, b = {0};
+    int rc = 0;
 
-    if (table_on(d, i))
+    if (!add)
         return 0;
-    log_info("%s: first %s values: creating its tables", d->path,
-             i == SCHEMA_PDH_TABLE ? "extra PDH" : counter_objects[i].name);
-    schema_value_tables(&b, i);
-    if (i != SCHEMA_PDH_TABLE)
-        schema_all_view(&b, i, 0);
-    if (schema_views(&b, chunked_mask(d), d->tables | UINT64_C(1) << i) < 0 || !sbuf_ok(&b)) {
-        sbuf_free(&b);
-        return -ENOMEM;
+    for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {
+        if (!((add >> i) & 1))
+            continue;
+        sbuf_printf(&names, "%s%s", names.len ? ", " : "",
+                    i == SCHEMA_PDH_TABLE ? "extra PDH" : counter_objects[i].name);
+        schema_value_tables(&b, i);
+        if (i != SCHEMA_PDH_TABLE)
+            schema_all_view(&b, i, 0);
     }
+    if (schema_views(&b, chunked_mask(d), d->tables | add) < 0 || !sbuf_ok(&b) ||
+        !sbuf_ok(&names)) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    log_info("%s: first values of %s: creating %s", d->path, names.s,
+             add & (add - 1) ? "their tables" : "its tables");
     rc = exec(d, b.s);
-    sbuf_free(&b);
     if (rc == 0)
-        d->tables |= UINT64_C(1) << i;
+        d->tables |= add;
+out:
+    sbuf_free(&names);
+    sbuf_free(&b);
     return rc;
 }
 
 static int write_tick(struct db *d, const struct tick *t)
 {
     int64_t minute = t->wall_ms / MINUTE_MS * MINUTE_MS;
+    uint64_t want = 0;
     int fold;
     int64_t tick_id;
     int rc;
@@ -1097,13 +1110,18 @@ static int write_tick(struct db *d, const struct tick *t)
     rc = acc_before_tick(d, minute, tick_id, &fold);
     if (rc < 0)
         return rc;
+    for (int o = 0; o < OBJ_COUNT; o++)
+        if (t->obj[o].n)
+            want |= UINT64_C(1) << o;
+    if (t->n_extras)
+        want |= UINT64_C(1) << SCHEMA_PDH_TABLE;
+    if ((rc = tables_make(d, want)) < 0)
+        return rc;
     for (int o = 0; o < OBJ_COUNT; o++) {
         const struct object_def *od = &counter_objects[o];
         const struct tick_object *to = &t->obj[o];
         int width = 2 + (int)od->nfields; /* parameters per row */
 
-        if (to->n && (rc = tables_make(d, o)) < 0)
-            return rc;
         for (size_t r0 = 0; r0 < to->n;) {
             size_t nrows = to->n - r0 >= INS_ROWS_PER_STMT ? INS_ROWS_PER_STMT : 1;
             sqlite3_stmt *st = ins_stmt(d, o, nrows, &rc);
@@ -1142,8 +1160,6 @@ static int write_tick(struct db *d, const struct tick *t)
     d->prev_id = tick_id;
     if (fold)
         d->acc_last = tick_id;
-    if (t->n_extras && (rc = tables_make(d, SCHEMA_PDH_TABLE)) < 0)
-        return rc;
     return pdh_extra_store_write(d->pdh, tick_id, t);
 }
 

@@ -41,6 +41,10 @@ def main():
         check(not any(t in have for t in group), f"a new file has none of the {name} tables "
               f"({sorted(t for t in group if t in have)})")
     check("obj_process_all" not in have, "nor the view obj_process_all")
+    made = log_lines(d, ": creating ")
+    check(len(made) == 1 and "first values of Processor, PhysicalDisk, Network Interface, Memory, TCP"
+          in made[0] and made[0].endswith("creating their tables"),
+          f"the first tick's tables are made in one schema change, logged once ({made})")
 
     # A reader's connection, open before the Process tables come (a user's shell).
     conn = sqlite3.connect(f"file:{d.db}?mode=ro", uri=True, timeout=10)
@@ -81,7 +85,7 @@ def main():
                    "WHERE i.name = ?", (f"python3:{p.pid}",))
     check(rows[0][0] > 0, f"obj_process holds the followed process's rows ({rows[0][0]})")
     check(conn.execute(q_cpu).fetchone()[0] > 0, "counter_values still has Processor rows")
-    check(len(log_lines(d, "first Process values: creating its tables")) == 1,
+    check(len(log_lines(d, "first values of Process: creating its tables")) == 1,
           "the log says once that the Process tables were made")
     p.wait(timeout=30)
     if run_id is not None:
