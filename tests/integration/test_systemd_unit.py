@@ -12,7 +12,10 @@
      what lets the unprivileged sampler take its default SCHED_FIFO 1 or nice -10: LimitRTPRIO=1,
      RestrictRealtime=no, LimitNICE=-10.
   3. `systemd-analyze security --offline=true` rates its exposure; the score is printed and must
-     stay at or below MAX_EXPOSURE (1.4 when written; 0 is best, 10 worst).
+     stay at or below MAX_EXPOSURE (0 is best, 10 worst): 1.4 when written, 1.5 since the unit
+     allows AF_NETLINK (0.1), through which the sampler hears of interfaces' changes (rtnetlink link
+     messages, read only: without CAP_NET_ADMIN the socket can change nothing) instead of reading
+     every interface's speed and MTU from sysfs every 5 s.
 """
 import os
 import re
@@ -25,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perflogtest import PERFLOGD, SOURCE_DIR, check, finish  # noqa: E402
 
 UNIT = os.path.join(SOURCE_DIR, "packaging", "systemd", "perflogd.service")
-MAX_EXPOSURE = 1.4
+MAX_EXPOSURE = 1.5
 
 REQUIRED = [
     "Type=notify",
