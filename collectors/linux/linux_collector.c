@@ -494,6 +494,14 @@ static void net_read_attr(struct collector *c, const char *ifname, const char *f
     }
 }
 
+/* Close the kept speed and MTU files of `e`: rtnetlink said its name changed hands or its device
+ * changed, and a kept file follows the device it was opened for, not the name. */
+static void net_attrs_reopen(struct collector *c, struct linux_devcache_entry *e)
+{
+    linux_devcache_drop(c->nets, &e->speed_mbps);
+    linux_devcache_drop(c->nets, &e->mtu);
+}
+
 /* Re-read speed and MTU of an interface when they are due. */
 static void net_probe(struct collector *c, struct linux_devcache_entry *e, int is_new)
 {
@@ -501,10 +509,8 @@ static void net_probe(struct collector *c, struct linux_devcache_entry *e, int i
 
     if (!is_new && c->now_ms < e->next_probe_ms && !c->links_all_due)
         return;
-    if (c->links_all_due) {
-        linux_devcache_drop(c->nets, &e->speed_mbps);
-        linux_devcache_drop(c->nets, &e->mtu);
-    }
+    if (c->links_all_due)
+        net_attrs_reopen(c, e);
     net_read_attr(c, e->name, "speed", &e->speed_mbps);
     net_read_attr(c, e->name, "mtu", &e->mtu);
     /* Interfaces found together are spread over the period so that their re-reads do not all
@@ -565,11 +571,8 @@ static int src_diskstats(struct collector *c, const char *buf, size_t len, struc
     return rc;
 }
 
-/*
- * linkwatch_fn: an interface rtnetlink named changed (a new MTU, carrier, name) or went: its
- * speed and MTU are due at this pass, through files opened afresh, since the name may now belong
- * to another device than the one the kept files were opened for.
- */
+/* linkwatch_fn: an interface rtnetlink named changed (a new MTU, carrier, name) or went: its
+ * speed and MTU are due at this pass, through files opened afresh. */
 static void link_changed(void *ctx, const char *ifname)
 {
     struct collector *c = ctx;
@@ -577,8 +580,7 @@ static void link_changed(void *ctx, const char *ifname)
 
     if (!e)
         return; /* not known yet: read when the pass first sees it */
-    linux_devcache_drop(c->nets, &e->speed_mbps);
-    linux_devcache_drop(c->nets, &e->mtu);
+    net_attrs_reopen(c, e);
     e->next_probe_ms = 0;
 }
 
