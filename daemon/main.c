@@ -271,6 +271,9 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->wal_writes_in = ws.wal_writes_in;
     out->wal_writes_out = ws.wal_writes_out;
     out->wal_bytes = ws.wal_bytes;
+    out->chunk_slices_cached = ws.slices_cached;
+    out->chunk_slices_read = ws.slices_read;
+    out->writer_span_cache_bytes = ws.span_cache_bytes;
     out->max_db_bytes = d->max_db_bytes;
     out->queued = qs.queued;
     out->in_flight = qs.in_flight;

@@ -158,6 +158,9 @@ static void report_size(struct writer *w, const struct db_retention *r)
     w->stats.wal_writes_in = m.wal_writes_in;
     w->stats.wal_writes_out = m.wal_writes_out;
     w->stats.wal_bytes = m.wal_bytes;
+    w->stats.slices_cached = m.slices_cached;
+    w->stats.slices_read = m.slices_read;
+    w->stats.span_cache_bytes = m.span_cache_bytes;
     pthread_mutex_unlock(&w->lock);
     if (sz.over_cap && !was)
         log_warnx("database %s: %lld bytes in use, over max_db_bytes %lld, and only the newest "

@@ -31,7 +31,8 @@ struct writer_stats {
     /* SQLite's memory on the writer's connection at the last maintenance (db_mem_get); 0
      * before: its prepared statements, the schema, the page cache */
     int64_t db_stmt_bytes, db_schema_bytes, db_cache_bytes;
-    int64_t wal_writes_in, wal_writes_out, wal_bytes; /* struct db_mem's, same time */
+    int64_t wal_writes_in, wal_writes_out, wal_bytes;     /* struct db_mem's, same time */
+    int64_t slices_cached, slices_read, span_cache_bytes; /* struct db_mem's, same time */
     uint64_t maint_rests;   /* rests between maintenance steps (MAINT_BURST_MS reached) */
     uint64_t maint_resumes; /* maintenance backlogs taken up again right after a write */
 };

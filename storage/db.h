@@ -96,6 +96,9 @@ struct db_mem {
     /* the WAL's writes since the open (storage/walbuf.h): the calls SQLite made, those the file
      * system got, and the bytes */
     int64_t wal_writes_in, wal_writes_out, wal_bytes;
+    /* the chunk steps' slices (an object's instances over a span) coded from the span cache and
+     * read back from the table since the open, and the cache's bytes now (span_cache.h) */
+    int64_t slices_cached, slices_read, span_cache_bytes;
     int stmts;      /* prepared statements on the connection, kept_stmts included */
     int kept_stmts; /* of them, maintenance's kept statements (stmt_cache.h) */
 };

@@ -70,6 +70,9 @@ struct api_stats {
      * statements, schema, page cache */
     int64_t writer_stmt_bytes, writer_schema_bytes, writer_cache_bytes;
     int64_t wal_writes_in, wal_writes_out, wal_bytes; /* the writer's WAL, storage/walbuf.h */
+    /* the chunk steps' slices coded from the writer's span cache and read back from the tables,
+     * and the cache's bytes (storage/span_cache.h), as of the writer's last maintenance */
+    int64_t chunk_slices_cached, chunk_slices_read, writer_span_cache_bytes;
 };
 
 /* The token settings; a reload publishes a new one (api_env.auth), never changes one in place. */

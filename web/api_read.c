@@ -103,8 +103,9 @@ int api_health(const struct api_call *c, struct api_response *out)
     tp_format_utc(st.last_tick_wall_ms, last, sizeof(last));
     j = json_pack(
         "{s:s, s:s, s:s, s:I, s:f, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:b, "
-        "s:{s:s, s:o, s:I, s:I, s:{s:I, s:I, s:I}}, s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:b, s:{s:o, "
-        "s:{s:I, s:I, s:I}, "
+        "s:{s:s, s:o, s:I, s:I, s:{s:I, s:I, s:I}, s:{s:I, s:I}}, s:o, s:o, s:{s:I, s:I, s:I, "
+        "s:I}, "
+        "s:b, s:{s:o, s:{s:I, s:I, s:I}, s:I, "
         "s:b, "
         "s:i}}",
         "status", json_array_size(problems) ? "degraded" : "ok", "version", env->version, "host",
@@ -119,15 +120,16 @@ int api_health(const struct api_call *c, struct api_response *out)
         db_bytes(env->db_path) >= 0 ? json_integer(db_bytes(env->db_path)) : json_null(),
         "used_bytes", (json_int_t)st.db_used_bytes, "max_bytes", (json_int_t)st.max_db_bytes,
         "wal_writes", "sqlite_writes", (json_int_t)st.wal_writes_in, "file_writes",
-        (json_int_t)st.wal_writes_out, "bytes", (json_int_t)st.wal_bytes, "problems", problems,
-        "warnings", health_warnings(env), "wakeups", "runs", (json_int_t)st.wakeups_runs, "main",
-        (json_int_t)st.wakeups_main, "writer_rests", (json_int_t)st.writer_rests, "writer_resumes",
-        (json_int_t)st.writer_resumes, "tz_database", tz_database_here(), "memory",
-        "heap_in_use_bytes", heap >= 0 ? json_integer(heap) : json_null(), "writer_sqlite",
-        "statements_bytes", (json_int_t)st.writer_stmt_bytes, "schema_bytes",
+        (json_int_t)st.wal_writes_out, "bytes", (json_int_t)st.wal_bytes, "chunk_slices", "cached",
+        (json_int_t)st.chunk_slices_cached, "read", (json_int_t)st.chunk_slices_read, "problems",
+        problems, "warnings", health_warnings(env), "wakeups", "runs", (json_int_t)st.wakeups_runs,
+        "main", (json_int_t)st.wakeups_main, "writer_rests", (json_int_t)st.writer_rests,
+        "writer_resumes", (json_int_t)st.writer_resumes, "tz_database", tz_database_here(),
+        "memory", "heap_in_use_bytes", heap >= 0 ? json_integer(heap) : json_null(),
+        "writer_sqlite", "statements_bytes", (json_int_t)st.writer_stmt_bytes, "schema_bytes",
         (json_int_t)st.writer_schema_bytes, "cache_bytes", (json_int_t)st.writer_cache_bytes,
-        "runs_table_open", st.runs_table_open, "http_readers_opened",
-        (json_int_t)st.http_readers_opened);
+        "writer_span_cache_bytes", (json_int_t)st.writer_span_cache_bytes, "runs_table_open",
+        st.runs_table_open, "http_readers_opened", (json_int_t)st.http_readers_opened);
     if (!j)
         return -ENOMEM;
     s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));

@@ -21,7 +21,8 @@ resting between its steps (/api/v1/health wakeups.writer_rests).
 Then a live daemon chunks on its own: its clocks 60 times faster ($PERFLOGD_TEST_CLOCK_SPEED),
 retention.chunk_after_minutes 1; counter_values and ticks_all of its first 150 ticks, read while they
 are plain, are the same once its writer has moved the first window (600 ticks) and then its ticks into
-chunks.
+chunks, every slice of them coded from the rows the writer kept (/api/v1/health
+database.chunk_slices), none read back.
 
 Needs PERFLOGD and PERFLOG_BUILD_DIR (bench/bench_seed, perflog_chunk.so)."""
 import json
@@ -98,6 +99,18 @@ def live_chunking(work):
             span_done = d.query("SELECT count(*) FROM ticks_chunks WHERE first_id = 1 AND last_id = 600")[0][0]
         check(span_done, "the daemon's writer chunked its first 600 ticks, rows and then ticks, "
                          "in fresh spans merged into one chunk")
+        # every row was written by this daemon: each slice is coded from the rows its writer kept
+        # (storage/span_cache.h), none read back; health says so as of the writer's last maintenance
+        deadline, h = time.time() + 20, {}
+        while time.time() < deadline:
+            h = d.get_json("/api/v1/health")[1]
+            if h.get("database", {}).get("chunk_slices", {}).get("cached", 0) > 0:
+                break
+            time.sleep(0.5)
+        slices = h.get("database", {}).get("chunk_slices", {})
+        kept = h.get("memory", {}).get("writer_span_cache_bytes", 0)
+        check(slices.get("cached", 0) > 0 and slices.get("read") == 0 and kept > 0,
+              f"the chunk steps coded the writer's kept rows: {slices} slices, {kept} bytes kept")
         merged = d.query("SELECT count(*) FROM obj_processor_chunks WHERE first_tick = 1 AND last_tick = 600")[0][0]
         fresh = d.query("SELECT count(*) FROM obj_processor_chunks WHERE first_tick > 1 AND last_tick <= 600")[0][0]
         check(merged >= 1 and fresh == 0, f"one processor chunk an instance for ticks 1-600 ({merged}), "

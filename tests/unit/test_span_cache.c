@@ -1,0 +1,297 @@
+/*
+ * test_span_cache.c - the raw rows kept for the chunk steps (storage/span_cache.h) come back
+ * exactly as added: 64-bit extremes, NULLs, gaps in the ticks, an instance that appears and
+ * vanishes, instances added out of id order; a take drops what it returns and nothing else;
+ * and every way the cache can stop being exact (a reset, a delete reaching its ticks, ticks that
+ * go back, a second row of a tick, the byte limit) leaves it answering for no span it does not
+ * hold whole.
+ */
+#include "storage/span_cache.h"
+#include "testlib.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define NF 5
+
+/* What a take returned, in order. */
+struct got {
+    size_t n;
+    int64_t inst[4096], tick[4096], v[4096][NF];
+    uint64_t nulls[4096];
+};
+
+static int collect(void *ctx, int64_t inst, int64_t tick, const int64_t *v, uint64_t nulls)
+{
+    struct got *g = ctx;
+
+    if (g->n == 4096)
+        return -ENOSPC;
+    g->inst[g->n] = inst;
+    g->tick[g->n] = tick;
+    for (int f = 0; f < NF; f++)
+        g->v[g->n][f] = (nulls >> f) & 1 ? 0 : v[f];
+    g->nulls[g->n] = nulls;
+    g->n++;
+    return 0;
+}
+
+/* The value of field f of instance inst at tick t, or NULL (bit set in *nulls) */
+static int64_t value(int64_t inst, int64_t t, int f, uint64_t *nulls)
+{
+    static const int64_t odd[] = {INT64_MIN, INT64_MAX, -1, 0, 1, INT64_MIN + 1, 4294967295LL};
+    uint64_t x = (uint64_t)(inst * 7919 + t * 104729 + f * 31);
+
+    if (x % 13 == 0)
+        *nulls |= UINT64_C(1) << f;
+    if (x % 5 == 0)
+        return odd[(x / 5) % 7];
+    return (int64_t)(x * 2654435761u) - (int64_t)(t * 1000);
+}
+
+/* Whether instance inst has a row at tick t: instance 9 only in ticks 40-59, instance 3 not on
+ * ticks that are multiples of 7 (a missed read). */
+static int has_row(int64_t inst, int64_t t)
+{
+    if (inst == 9)
+        return t >= 40 && t < 60;
+    if (inst == 3)
+        return t % 7 != 0;
+    return 1;
+}
+
+static const int64_t insts[] = {5, 3, -2, 9, 1000000007}; /* rows in this order, not by id */
+
+static void add_ticks(struct span_cache *c, int64_t from, int64_t to)
+{
+    for (int64_t t = from; t <= to; t++) {
+        span_cache_tick(c, t);
+        for (size_t r = 0; r < sizeof(insts) / sizeof(insts[0]); r++) {
+            int64_t v[NF];
+            uint64_t nulls = 0;
+
+            if (!has_row(insts[r], t))
+                continue;
+            for (int f = 0; f < NF; f++)
+                v[f] = value(insts[r], t, f, &nulls);
+            CHECK_INT(span_cache_add(c, 0, r, insts[r], v, nulls, NF), 0);
+        }
+    }
+}
+
+/* The points a take of instances [a, b), ticks [lo, hi] must return, in its order. */
+static void expect(struct got *e, int64_t lo, int64_t hi, int64_t a, int64_t b)
+{
+    static const int64_t sorted[] = {-2, 3, 5, 9, 1000000007};
+
+    e->n = 0;
+    for (size_t k = 0; k < 5; k++) {
+        if (sorted[k] < a || sorted[k] >= b)
+            continue;
+        for (int64_t t = lo; t <= hi; t++) {
+            uint64_t nulls = 0;
+
+            if (!has_row(sorted[k], t))
+                continue;
+            e->inst[e->n] = sorted[k];
+            e->tick[e->n] = t;
+            for (int f = 0; f < NF; f++)
+                e->v[e->n][f] = value(sorted[k], t, f, &nulls);
+            for (int f = 0; f < NF; f++)
+                if ((nulls >> f) & 1)
+                    e->v[e->n][f] = 0;
+            e->nulls[e->n] = nulls;
+            e->n++;
+        }
+    }
+}
+
+static int same(const struct got *a, const struct got *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->inst[i] != b->inst[i] || a->tick[i] != b->tick[i] || a->nulls[i] != b->nulls[i])
+            return 0;
+        for (int f = 0; f < NF; f++)
+            if (a->v[i][f] != b->v[i][f])
+                return 0;
+    }
+    return 1;
+}
+
+static struct got got, want;
+
+static void test_round_trip(void)
+{
+    struct span_cache *c = span_cache_new(2, 1 << 20);
+
+    CHECK(c != NULL);
+    CHECK_INT(span_cache_from(c), -1);
+    CHECK(!span_cache_covers(c, 1));
+    add_ticks(c, 1, 120);
+    CHECK_INT(span_cache_from(c), 1);
+    CHECK(span_cache_covers(c, 1));
+    CHECK(span_cache_covers(c, 61));
+    CHECK(span_cache_bytes(c) > 0);
+
+    /* a step of two instances, then the rest: each point once, by instance, in tick order */
+    got.n = 0;
+    CHECK_INT(span_cache_take(c, 0, 1, 60, INT64_MIN, 4, collect, &got), 0);
+    expect(&want, 1, 60, INT64_MIN, 4);
+    CHECK(same(&got, &want));
+    got.n = 0;
+    CHECK_INT(span_cache_take(c, 0, 1, 60, 4, INT64_MAX, collect, &got), 0);
+    expect(&want, 1, 60, 4, INT64_MAX);
+    CHECK(same(&got, &want));
+    CHECK_INT(want.n, 60 + 20 + 60); /* 5 and 1000000007 whole, 9's twenty ticks */
+
+    /* taken points are gone: the same span again gives nothing; the next span is whole, and
+     * instance 9, which had nothing after tick 59, is no more */
+    got.n = 0;
+    CHECK_INT(span_cache_take(c, 0, 1, 60, INT64_MIN, INT64_MAX, collect, &got), 0);
+    CHECK_INT(got.n, 0);
+    got.n = 0;
+    CHECK_INT(span_cache_take(c, 0, 61, 120, INT64_MIN, INT64_MAX, collect, &got), 0);
+    expect(&want, 61, 120, INT64_MIN, INT64_MAX);
+    CHECK(same(&got, &want));
+
+    /* everything taken and every instance ended: nothing is left but the object's arrays */
+    CHECK(span_cache_bytes(c) < 1024);
+
+    /* instances go on past a take: the values after it still decode from the dropped ones */
+    add_ticks(c, 121, 200);
+    got.n = 0;
+    CHECK_INT(span_cache_take(c, 0, 121, 150, INT64_MIN, INT64_MAX, collect, &got), 0);
+    expect(&want, 121, 150, INT64_MIN, INT64_MAX);
+    CHECK(same(&got, &want));
+    got.n = 0;
+    CHECK_INT(span_cache_take(c, 0, 151, 200, INT64_MIN, INT64_MAX, collect, &got), 0);
+    expect(&want, 151, 200, INT64_MIN, INT64_MAX);
+    CHECK(same(&got, &want));
+
+    /* another object has nothing of this one's */
+    got.n = 0;
+    CHECK_INT(span_cache_take(c, 1, 1, 200, INT64_MIN, INT64_MAX, collect, &got), 0);
+    CHECK_INT(got.n, 0);
+    span_cache_free(c);
+    span_cache_free(NULL);
+}
+
+/* A take without a callback (a span read back from the table) drops the same points, and a take
+ * of a span that starts after points it does not return drops those too. */
+static void test_drop_only(void)
+{
+    struct span_cache *c = span_cache_new(1, 1 << 20);
+
+    add_ticks(c, 1, 90);
+    CHECK_INT(span_cache_take(c, 0, 1, 30, INT64_MIN, INT64_MAX, NULL, NULL), 0);
+    got.n = 0;
+    CHECK_INT(span_cache_take(c, 0, 40, 60, INT64_MIN, INT64_MAX, collect, &got), 0);
+    expect(&want, 40, 60, INT64_MIN, INT64_MAX);
+    CHECK(same(&got, &want));
+    got.n = 0;
+    CHECK_INT(span_cache_take(c, 0, 1, 90, INT64_MIN, INT64_MAX, collect, &got), 0);
+    expect(&want, 61, 90, INT64_MIN, INT64_MAX);
+    CHECK(same(&got, &want));
+    span_cache_free(c);
+}
+
+/* Every way the cache stops being exact: it then answers for no span it does not hold whole. */
+static void test_not_exact(void)
+{
+    struct span_cache *c = span_cache_new(1, 1 << 20);
+    int64_t v[NF] = {1, 2, 3, 4, 5};
+
+    /* rows before the first tick are not kept */
+    CHECK_INT(span_cache_add(c, 0, 0, 1, v, 0, NF), 0);
+    CHECK_INT(span_cache_bytes(c), 0);
+
+    add_ticks(c, 10, 20);
+    span_cache_forget_upto(c, 9); /* before its ticks: nothing changes */
+    CHECK_INT(span_cache_from(c), 10);
+    span_cache_forget_upto(c, 10);
+    CHECK_INT(span_cache_from(c), -1);
+    CHECK_INT(span_cache_bytes(c), 0);
+    /* the rest of the tick in hand is not kept either; exact again from the next one */
+    CHECK_INT(span_cache_add(c, 0, 0, 1, v, 0, NF), 0);
+    CHECK_INT(span_cache_bytes(c), 0);
+    add_ticks(c, 21, 30);
+    CHECK_INT(span_cache_from(c), 21);
+    CHECK(!span_cache_covers(c, 20));
+    CHECK(span_cache_covers(c, 21));
+
+    /* ticks that go back */
+    span_cache_tick(c, 25);
+    CHECK_INT(span_cache_from(c), 25);
+    CHECK_INT(span_cache_bytes(c), 0);
+
+    /* a second row of one instance in one tick */
+    add_ticks(c, 31, 31);
+    CHECK_INT(span_cache_add(c, 0, 0, 5, v, 0, NF), 0);
+    CHECK_INT(span_cache_from(c), -1);
+
+    /* an explicit reset */
+    add_ticks(c, 32, 40);
+    span_cache_reset(c);
+    CHECK_INT(span_cache_from(c), -1);
+    CHECK(!span_cache_covers(c, 32));
+
+    /* bad arguments */
+    span_cache_tick(c, 41);
+    CHECK_INT(span_cache_add(c, 1, 0, 5, v, 0, NF), -EINVAL);
+    CHECK_INT(span_cache_add(c, 0, 0, 5, v, 0, SPAN_CACHE_MAX_FIELDS + 1), -EINVAL);
+    span_cache_free(c);
+}
+
+/* Past its byte limit the cache starts over from the next tick, and stays within the limit. */
+static void test_limit(void)
+{
+    struct span_cache *c = span_cache_new(1, 4096);
+    size_t most = 0;
+
+    for (int64_t t = 1; t <= 400; t++) {
+        add_ticks(c, t, t);
+        if (span_cache_bytes(c) > most)
+            most = span_cache_bytes(c);
+    }
+    CHECK(most <= 4096);
+    CHECK(span_cache_from(c) > 1);
+    /* what it holds since it started over comes back whole */
+    if (span_cache_from(c) > 0 && span_cache_from(c) < 400) {
+        int64_t from = span_cache_from(c);
+
+        got.n = 0;
+        CHECK_INT(span_cache_take(c, 0, from, 400, INT64_MIN, INT64_MAX, collect, &got), 0);
+        expect(&want, from, 400, INT64_MIN, INT64_MAX);
+        CHECK(same(&got, &want));
+    }
+    span_cache_free(c);
+}
+
+/* A callback's error stops the take and comes back. */
+static int refuse(void *ctx, int64_t inst, int64_t tick, const int64_t *v, uint64_t nulls)
+{
+    (void)ctx, (void)inst, (void)tick, (void)v, (void)nulls;
+    return -ENOMEM;
+}
+
+static void test_callback_error(void)
+{
+    struct span_cache *c = span_cache_new(1, 1 << 20);
+
+    add_ticks(c, 1, 10);
+    CHECK_INT(span_cache_take(c, 0, 1, 10, INT64_MIN, INT64_MAX, refuse, NULL), -ENOMEM);
+    span_cache_free(c);
+}
+
+int main(void)
+{
+    test_round_trip();
+    test_drop_only();
+    test_not_exact();
+    test_limit();
+    test_callback_error();
+    return tl_done();
+}
