@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,6 +87,7 @@ struct collector {
     struct linux_devcache *disks, *nets;
     int net_dir; /* ROOT/sys/class/net (O_PATH), for the interfaces' attributes; -1: not open */
     size_t nets_kept, nets_kept_last; /* interfaces selected in this pass so far, in the last one */
+    size_t attr_fds_max;              /* speed and MTU files kept open at most (net_read_small) */
     struct linkwatch *links;          /* the real root's link changes; NULL: the period alone */
     int links_all_due;          /* link messages were lost: re-read every interface in this pass */
     struct proc_tracker *procs; /* created by the first collector_follow with a root */
@@ -417,7 +419,7 @@ static int net_open(struct collector *c, const char *ifname, const char *file)
 }
 
 /*
- * The interfaces' speed and MTU files stay open between reads, up to NET_ATTR_FDS_MAX of them
+ * The interfaces' speed and MTU files stay open between reads, up to c->attr_fds_max of them
  * (beyond, each read opens and closes its file), and are read again with one pread: on this VM
  * the open and close of the two files of four interfaces every 5 s were a fifth of the sampler's
  * time on an idle machine (bench/README.md). A kept file is opened afresh after
@@ -427,8 +429,30 @@ static int net_open(struct collector *c, const char *ifname, const char *file)
  * another one given the old name within the same second would be read through the old one's files
  * until the reopen.
  */
-#define NET_ATTR_FDS_MAX        128
 #define NET_ATTR_REOPEN_PERIODS 12
+
+/*
+ * The kept files' budget: an eighth of the descriptors the process may open (its soft limit,
+ * which collector_new raises to the hard one, up to 65 536), at least NET_ATTR_FDS_MIN and at most
+ * NET_ATTR_FDS_CAP (two files each of 2 048 interfaces). At 1 000 interfaces and 128 kept files,
+ * the open and close of the rest were a fifth of the sampler's time (bench/README.md).
+ */
+#define NET_ATTR_FDS_MIN 128
+#define NET_ATTR_FDS_CAP 4096
+
+static size_t attr_fds_budget(void)
+{
+    struct rlimit rl;
+    rlim_t n = NET_ATTR_FDS_MIN;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl); /* raising the soft limit needs no privilege */
+    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        n = rl.rlim_cur == RLIM_INFINITY ? NET_ATTR_FDS_CAP : rl.rlim_cur / 8;
+    return n < NET_ATTR_FDS_MIN ? NET_ATTR_FDS_MIN : n > NET_ATTR_FDS_CAP ? NET_ATTR_FDS_CAP : n;
+}
 
 /* Read IF/FILE under ROOT/sys/class/net into buf, through `a`'s kept descriptor when it has one.
  * Returns the length or a negative errno. */
@@ -450,7 +474,7 @@ static ssize_t net_read_small(struct collector *c, const char *ifname, const cha
     if (fd < 0)
         return fd;
     n = pread_small(fd, buf, cap);
-    linux_devcache_keep(c->nets, a, fd, c->now_ms, NET_ATTR_FDS_MAX);
+    linux_devcache_keep(c->nets, a, fd, c->now_ms, c->attr_fds_max);
     return n;
 }
 
@@ -818,6 +842,16 @@ void collector_set_sysfs_period(struct collector *c, int64_t period_ms)
     c->sysfs_period_ms = period_ms < 0 ? 0 : period_ms;
 }
 
+size_t collector_attr_fds_max(const struct collector *c)
+{
+    return c->attr_fds_max;
+}
+
+void collector_set_attr_fds_max(struct collector *c, size_t n)
+{
+    c->attr_fds_max = n;
+}
+
 /* Keep the root without trailing slashes, so that "/" + "/proc/stat" is "/proc/stat". */
 static char *root_copy(const char *root)
 {
@@ -847,6 +881,7 @@ struct collector *collector_new(const struct collector_config *cfg)
     for (size_t i = 0; i < NOPTIONAL; i++)
         c->opt[i].s.fd = -1;
     c->net_dir = -1;
+    c->attr_fds_max = attr_fds_budget();
     c->page_size = ps >= 1024 && ps % 1024 == 0 ? ps : 4096;
     c->root = root_copy(cfg->root);
     c->disks = linux_devcache_new();

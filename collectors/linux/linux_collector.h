@@ -21,4 +21,11 @@
  */
 void collector_set_sysfs_period(struct collector *c, int64_t period_ms);
 
+/* How many of the interfaces' speed and MTU files stay open between reads at most: an eighth of
+ * the process's descriptor limit, which collector_new raises to the hard limit (up to 65 536),
+ * within 128..4096; the setter is for tests. Files beyond are opened for each read. Not
+ * thread-safe. */
+size_t collector_attr_fds_max(const struct collector *c);
+void collector_set_attr_fds_max(struct collector *c, size_t n);
+
 #endif

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -815,10 +816,11 @@ static int64_t net_attr(const struct env *e, const char *ifname, int field)
  * period of 250 ms (the first one spread over up to two periods), a kept file is opened afresh 12
  * periods (3 s) after it was opened: eth0's speed file replaced by a new one (as when an interface
  * takes the name of one renamed away) is read through the old one until then, and the new one
- * after. An interface gone from /proc/net/dev has its files closed; no more than 128 are kept, and
- * every interface still gets its values; the collector's end closes them all.
+ * after. An interface gone from /proc/net/dev has its files closed; no more than the budget (128,
+ * then 512) are kept, and every interface still gets its values; the collector's end closes them
+ * all.
  */
-static void test_sysfs_kept(void)
+static void test_sysfs_kept(size_t budget)
 {
     const struct timespec period = {0, 600 * 1000000L}, reopen = {3, 0};
     char path[PATH_MAX], tmp[PATH_MAX], line[160];
@@ -827,6 +829,7 @@ static void test_sysfs_kept(void)
 
     env_open(&e, "multi");
     collector_set_sysfs_period(e.c, 250);
+    collector_set_attr_fds_max(e.c, budget);
     env_tick(&e, 0);
     CHECK_INT(net_fds(&e), 7); /* speed and mtu of eth0 and eth1, mtu of lo, ifb0 and wlan0 */
     CHECK_INT(net_attr(&e, "eth0", NET_SPEED_MBPS), 1000);
@@ -855,7 +858,7 @@ static void test_sysfs_kept(void)
     fputs("  eth0: 1000000 1000 1 2 0 0 0 0 500000 800 3 4 0 0 0 0\n", f);
     fputs(" wlan0: 50000 100 0 0 0 0 0 0 20000 80 0 0 0 0 0 0\n", f);
     fputs("  ifb0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", f);
-    /* 300 more, each with an mtu file: 128 files at most stay open. */
+    /* 300 more, each with an mtu file: `budget` files at most stay open. */
     for (int i = 0; i < 300; i++) {
         snprintf(line, sizeof(line), "sys/class/net/vif%d", i);
         mkdir_rel(e.root, line);
@@ -867,8 +870,9 @@ static void test_sysfs_kept(void)
     fclose(f);
     env_tick(&e, 1000);
     CHECK_INT(raw_find(&e, OBJ_NET, "eth1") == NULL, 1);
-    /* 128 were open with eth1's two, which close at the end of the pass that no longer saw it */
-    CHECK_INT(net_fds(&e), 126);
+    /* eth1's two close at the end of the pass that no longer saw it: of 128 open with them, 126;
+     * under a budget of 512 all 300 new ones stay, with lo's, eth0's, wlan0's and ifb0's five */
+    CHECK_INT(net_fds(&e), budget == 128 ? 126 : 305);
     for (int i = 0; i < 300; i++) {
         snprintf(line, sizeof(line), "vif%d", i);
         CHECK_INT(net_attr(&e, line, NET_MTU), 1000 + i);
@@ -877,6 +881,28 @@ static void test_sysfs_kept(void)
     e.c = NULL;
     CHECK_INT(net_fds(&e), 0);
     env_close(&e);
+}
+
+/* The kept files' budget follows the descriptor limit, which the collector raises to the hard one
+ * (up to 65 536): an eighth of it, within 128..4096. */
+static void test_sysfs_budget(void)
+{
+    struct rlimit was, rl;
+    struct env e;
+    rlim_t want;
+
+    CHECK_INT(getrlimit(RLIMIT_NOFILE, &was), 0);
+    rl = was;
+    rl.rlim_cur = was.rlim_max < 1024 ? was.rlim_max : 1024; /* a service's default soft limit */
+    CHECK_INT(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    env_open(&e, "multi");
+    CHECK_INT(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    CHECK(rl.rlim_cur == (was.rlim_max > 65536 ? 65536 : was.rlim_max));
+    want = rl.rlim_cur == RLIM_INFINITY ? 4096 : rl.rlim_cur / 8;
+    want = want < 128 ? 128 : want > 4096 ? 4096 : want;
+    CHECK_INT(collector_attr_fds_max(e.c), want);
+    env_close(&e);
+    CHECK_INT(setrlimit(RLIMIT_NOFILE, &was), 0);
 }
 
 /* Malformed lines: skipped, the rest parsed, one warning per file for the collector's life. */
@@ -1205,7 +1231,9 @@ int main(void)
     test_hotplug();
     test_sysfs_optional();
     test_sysfs_period_stretch();
-    test_sysfs_kept();
+    test_sysfs_kept(128);
+    test_sysfs_kept(512);
+    test_sysfs_budget();
     test_malformed();
     test_globs();
     test_missing_file();
