@@ -1367,7 +1367,8 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
  * A step takes slices of the instance ids, not whole objects: at 1 000 disks one object's span
  * is 300 000 rows, about 0.3 s of the writer's time in one step, while ticks wait. A step has a
  * budget of instances over the span's objects in order, CHUNK_SLICE_ROWS over the span's ticks
- * and at most CHUNK_SLICE_INSTS (32 of a span of 300): an object's slice ends
+ * and at most CHUNK_SLICE_INSTS (32 of a fresh span), CHUNK_WIDE_ROWS and CHUNK_WIDE_INSTS for a
+ * longer one (64 of a span of 300): an object's slice ends
  * before the budget's last instance after its start, counted at the span's first tick (an object
  * of fewer is taken whole, open-ended, and the step goes on with the next object), so the slices
  * cover every instance id, also one that appears later in the span; rows are found by (tick,
@@ -1384,6 +1385,11 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
 #define CHUNK_WIDE        (CHUNK_TICKS / 2) /* the most ticks of a span taken in many steps */
 #define CHUNK_SLICE_INSTS 32                /* instances a step, at most */
 #define CHUNK_SLICE_ROWS  9600              /* instances × ticks a step: ~10 ms at 1 µs a row */
+/* A span taken in many steps (longer than CHUNK_FRESH) takes twice as many rows a step: coded from
+ * the span cache, a step costs less a row, and each of its transactions dirties the raw pages its
+ * slice shares with the next one, so fewer, larger steps write fewer pages (bench/README.md). */
+#define CHUNK_WIDE_INSTS 64
+#define CHUNK_WIDE_ROWS  19200
 
 /* The last tick id of the merge window of tick id t: windows are CHUNK_TICKS ids, the first
  * 1..CHUNK_TICKS, so that a file chunked from tick 1 has its chunks where spans of CHUNK_TICKS
@@ -1944,8 +1950,13 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
                 return 0;
         }
     }
-    budget = hi >= lo ? CHUNK_SLICE_ROWS / (hi - lo + 1) : CHUNK_SLICE_INSTS;
-    budget = budget < 1 ? 1 : budget > CHUNK_SLICE_INSTS ? CHUNK_SLICE_INSTS : budget;
+    if (hi - lo + 1 > CHUNK_FRESH) {
+        budget = CHUNK_WIDE_ROWS / (hi - lo + 1);
+        budget = budget < 1 ? 1 : budget > CHUNK_WIDE_INSTS ? CHUNK_WIDE_INSTS : budget;
+    } else {
+        budget = hi >= lo ? CHUNK_SLICE_ROWS / (hi - lo + 1) : CHUNK_SLICE_INSTS;
+        budget = budget < 1 ? 1 : budget > CHUNK_SLICE_INSTS ? CHUNK_SLICE_INSTS : budget;
+    }
     /* Slices of the span's objects in order, as many as the step's budget of instances holds: on
      * a machine of a few disks and NICs, every object of the span in one step (one transaction,
      * one set of maintenance queries) rather than one step each. */
