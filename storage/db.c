@@ -101,6 +101,9 @@ struct db {
      * step. Kept only while chunking is on (`chunking`, from the last db_maintain's retention). */
     struct span_cache *spans;
     int chunking;
+    /* PRAGMA data_version when the cache was last known to match the tables: another connection's
+     * commit (a shell's DELETE or UPDATE of raw rows, the run manager's runs table) changes it. */
+    int64_t data_version;
     int64_t slices_cached, slices_read; /* since the open, for db_mem_get */
 };
 
@@ -711,6 +714,7 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
      * written before this open. Chunking is on by default; db_maintain says otherwise. */
     d->spans = span_cache_new(OBJ_COUNT, SPAN_CACHE_BYTES);
     d->chunking = 1;
+    d->data_version = query_int(d, "PRAGMA data_version", 0, 0, -1);
     *out = d;
     return 0;
 fail:
@@ -1910,6 +1914,27 @@ static int64_t tick_instances(struct db *d, int64_t t)
 /* Chunk one object table over the oldest span not chunked yet, when all of the span is older
  * than the recent window and rolled up (the roll-ups read the raw rows). Returns 1 if more
  * remain. */
+/*
+ * The span cache holds the rows as this connection wrote them; another connection that committed
+ * since (data_version moved) may have deleted or changed raw rows, which the cache would put back
+ * into the chunks. Then it starts over, and the spans it no longer covers are read back from the
+ * tables. Called inside the chunk step's BEGIN IMMEDIATE, so no other commit comes between this
+ * reading and the step's own.
+ */
+static void spans_check_others(struct db *d)
+{
+    int64_t v = query_int(d, "PRAGMA data_version", 0, 0, -1);
+
+    if (v != d->data_version) {
+        if (span_cache_bytes(d->spans) > 0)
+            log_debug("%s: another connection committed; the chunk steps read the rows back "
+                      "until the writer's copy covers a span again",
+                      d->path);
+        span_cache_reset(d->spans);
+        d->data_version = v;
+    }
+}
+
 static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
     int64_t lo = meta_get_int(d, "chunk_tick", 0), obj = meta_get_int(d, "chunk_obj", 0);
@@ -1921,6 +1946,7 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
 
     if (r->chunk_after_s <= 0)
         return 0;
+    spans_check_others(d);
     rc = maintain_tick_chunks(d);
     if (rc != 0)
         return rc;

@@ -11,7 +11,8 @@
  * span_cache_from() and not chunked yet, with the values the tables hold. Whatever could make it
  * differ from the tables resets it (the owner calls span_cache_reset): a rolled-back
  * transaction, a DELETE of raw rows other than a chunk step's at or past that tick
- * (span_cache_forget_upto), and the cache growing past its byte limit (it resets itself and skips
+ * (span_cache_forget_upto), a commit by another connection to the file (the owner watches PRAGMA
+ * data_version), and the cache growing past its byte limit (it resets itself and skips
  * the rest of that tick). After a reset it is exact again from the next tick begun. A chunk step
  * reads a span from it only when the span starts at or past that tick (span_cache_covers), else
  * from the table; either way span_cache_take drops the span's points of the step's instances.

@@ -1324,6 +1324,40 @@ static void test_cached_equals_read(void)
     free(values[1]);
 }
 
+/*
+ * A DELETE and an UPDATE of raw rows committed by another connection (a user's shell while the
+ * daemon runs) after the writer kept its copy of them: the chunks hold the rows as the table does,
+ * read back, not the writer's copy (debug builds would abort in chunk_span's comparison).
+ */
+static void test_others_edits_reach_chunks(void)
+{
+    struct db_retention keep = {7, 90, 1825, 0, 86400}, chunked = {7, 90, 1825, 0, 600};
+    int64_t now = T0 + (NTICKS + 1200) * 1000LL;
+    char path[256], err[512], *edited, *after;
+    unsigned seed = 9;
+    struct db_mem mem;
+    struct db *d = NULL;
+
+    snprintf(path, sizeof(path), "%s/others.db", dir);
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(write_ticks(d, 0, NTICKS + 1200, T0, &seed), 0);
+    CHECK_INT(maintain_all(d, now, &keep), 0);
+    shell_exec(path, "DELETE FROM obj_disk WHERE tick BETWEEN 700 AND 759;"
+                     "UPDATE obj_disk SET rd_ios = 7 WHERE tick = 900;");
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick BETWEEN 700 AND 759"), 0);
+    edited = shell_snapshot(path, Q_VALUES);
+    CHECK_INT(maintain_all(d, now, &chunked), 0);
+    db_mem_get(d, &mem);
+    after = shell_snapshot(path, Q_VALUES);
+    db_close(d);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick <= 3600"), 0);
+    CHECK(count(path, "SELECT count(*) FROM obj_disk_chunks") > 0);
+    CHECK(mem.slices_read > 0);
+    check_same("counter_values after another connection's edits, then chunked", edited, after);
+    free(edited);
+    free(after);
+}
+
 int main(void)
 {
     char cmd[300];
@@ -1334,6 +1368,7 @@ int main(void)
     }
     test_chunked_equals_plain();
     test_cached_equals_read();
+    test_others_edits_reach_chunks();
     test_edge_values_per_counter();
     test_v4_fixture();
     test_ticks_chunked();
