@@ -11,7 +11,8 @@ request_timeout_s 4 (b: the default 60), the default two HTTP workers.
   c. A client that reads a big export slowly is cut at request_timeout_s, with a clear log line.
   d. A client that goes away in the middle of a big export: the daemon stops working on it (its CPU
      goes back to sampling only).
-  e. SIGTERM with two slow exports in flight: the daemon exits 0 within 2 s.
+  e. SIGTERM with two slow exports in flight: the daemon exits 0 without waiting for them (the log
+     holds no request-timeout cut of them: they were not left to run out).
 
 Needs PERFLOGD and PERFLOG_BUILD_DIR (perflog and bench/bench_seed)."""
 import os
@@ -186,6 +187,7 @@ def phase_sigterm(d, seed_end):
     for s in socks:
         s.recv(1024)
     time.sleep(0.5)
+    cuts = len(log_lines(d, "request timeout"))
     t0 = time.monotonic()
     d.proc.send_signal(15)
     try:
@@ -196,8 +198,11 @@ def phase_sigterm(d, seed_end):
     for s in socks:
         s.close()
     print(f"SIGTERM with two exports in flight: exit {rc} after {took:.2f} s", flush=True)
-    check(rc == 0 and took < 2.0, f"SIGTERM exits 0 within 2 s with two exports in flight "
-                                  f"(exit {rc} after {took:.2f} s)")
+    # Behaviour, not the host's speed: a daemon that waited for the exports would have them cut at
+    # request_timeout_s, and say so in its log, before it exited (or hang past the 30 s wait).
+    later = log_lines(d, "request timeout")[cuts:]
+    check(rc == 0 and not later, f"SIGTERM exits 0 with two exports in flight, without waiting for "
+                                 f"request_timeout_s to cut them (exit {rc}; cut {later[:1]})")
     d.stop()
 
 
