@@ -1911,9 +1911,6 @@ static int64_t tick_instances(struct db *d, int64_t t)
     return n;
 }
 
-/* Chunk one object table over the oldest span not chunked yet, when all of the span is older
- * than the recent window and rolled up (the roll-ups read the raw rows). Returns 1 if more
- * remain. */
 /*
  * The span cache holds the rows as this connection wrote them; another connection that committed
  * since (data_version moved) may have deleted or changed raw rows, which the cache would put back
@@ -1935,6 +1932,9 @@ static void spans_check_others(struct db *d)
     }
 }
 
+/* Chunk one object table over the oldest span not chunked yet, when all of the span is older
+ * than the recent window and rolled up (the roll-ups read the raw rows). Returns 1 if more
+ * remain. */
 static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
     int64_t lo = meta_get_int(d, "chunk_tick", 0), obj = meta_get_int(d, "chunk_obj", 0);
