@@ -22,7 +22,9 @@ Then a live daemon chunks on its own: its clocks 60 times faster ($PERFLOGD_TEST
 retention.chunk_after_minutes 1; counter_values and ticks_all of its first 150 ticks, read while they
 are plain, are the same once its writer has moved the first window (600 ticks) and then its ticks into
 chunks, every slice of them coded from the rows the writer kept (/api/v1/health
-database.chunk_slices), none read back.
+database.chunk_slices), none read back. A DELETE and an UPDATE of its plain rows from the stock
+sqlite3 shell then reach its chunks (the writer's kept copy of those rows is not coded over them),
+and those spans are read back from the table.
 
 Needs PERFLOGD and PERFLOG_BUILD_DIR (bench/bench_seed, perflog_chunk.so)."""
 import json
@@ -126,8 +128,59 @@ def live_chunking(work):
         check(rc1 == 0 and rc2 == 0 and before.count("\n") > 800 and before == after,
               f"counter_values of the first 40 ticks: the same {before.count(chr(10))} rows before and "
               f"after ({err1.strip()}{err2.strip()})")
+        shell_edits(d, db)
     finally:
         d.stop()
+
+
+def shell_edits(d, db):
+    """A DELETE and an UPDATE of plain rows from the stock sqlite3 shell, while the live daemon
+    runs, reach its chunks: its writer had already kept those rows for its chunk steps
+    (storage/span_cache.h), and it must not code the kept copy over the shell's edits
+    (storage/db.c, spans_check_others)."""
+    read0 = d.get_json("/api/v1/health")[1]["database"]["chunk_slices"]["read"]
+    edited = None
+    for _ in range(20):  # the newest plain ticks; again if the writer chunked them meanwhile
+        m = d.query("SELECT max(tick) FROM obj_processor")[0][0]
+        a, b, c = m - 8, m - 6, m - 4
+        inst = d.query(f"SELECT min(inst) FROM obj_processor WHERE tick = {c}")[0][0]
+        script = (f"BEGIN IMMEDIATE;\nDELETE FROM obj_processor WHERE tick BETWEEN {a} AND {b};\n"
+                  f"SELECT changes();\nUPDATE obj_processor SET user = 123456789 WHERE tick = {c} "
+                  f"AND inst = {inst};\nSELECT changes();\nCOMMIT;\n")
+        r = subprocess.run(["sqlite3", "-bail", "-cmd", ".timeout 10000", db], input=script,
+                           capture_output=True, text=True, timeout=60)
+        counts = r.stdout.split()
+        if r.returncode == 0 and len(counts) == 2 and int(counts[0]) > 0 and counts[1] == "1":
+            edited = (a, b, c, inst, int(counts[0]))
+            break
+    check(edited is not None, f"the shell deleted plain processor rows and changed a value ({r.stderr.strip()})")
+    if edited is None:
+        return
+    a, b, c, inst, deleted = edited
+    rows_q = (f"SELECT tick, inst, user, system, idle FROM obj_processor_all WHERE tick BETWEEN {a - 2} "
+              f"AND {c + 2} ORDER BY tick, inst;")
+    plain = d.query_chunked(rows_q)
+    deadline, left = time.time() + 60, None
+    while time.time() < deadline:
+        left = d.query(f"SELECT count(*) FROM obj_processor WHERE tick <= {c + 2}")[0][0]
+        if left == 0:
+            break
+        time.sleep(0.5)
+    check(left == 0, f"the writer chunked the edited ticks ({left} raw rows left)")
+    chunked = d.query_chunked(rows_q)
+    ticks = sorted({int(r[0]) for r in chunked})
+    changed = [r for r in chunked if int(r[0]) == c and int(r[1]) == inst]
+    check(not any(a <= t <= b for t in ticks) and a - 1 in ticks and c in ticks,
+          f"the {deleted} rows the shell deleted (ticks {a}-{b}) stayed deleted: ticks {ticks}")
+    check(len(changed) == 1 and changed[0][2] == "123456789",
+          f"the value the shell changed stayed changed: {changed}")
+    check(len(plain) > 0 and chunked == plain,
+          f"obj_processor_all around the edits: the same {len(plain)} rows plain and chunked")
+    deadline, read1 = time.time() + 20, read0
+    while time.time() < deadline and read1 <= read0:  # health has it as of the last maintenance
+        read1 = d.get_json("/api/v1/health")[1]["database"]["chunk_slices"]["read"]
+        time.sleep(0.3)
+    check(read1 > read0, f"the chunk steps read the edited spans back from the table ({read0} -> {read1} slices)")
 
 
 def main():
