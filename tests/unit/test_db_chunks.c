@@ -1358,27 +1358,39 @@ static void test_others_edits_reach_chunks(void)
     free(after);
 }
 
-int main(void)
+/* The cases in groups that ctest runs side by side (tests/CMakeLists.txt): each group a file
+ * or more of thousands of ticks, minutes under a sanitizer. No argument runs every group. */
+static void (*const groups[][6])(void) = {
+    {test_chunked_equals_plain, test_edge_values_per_counter, test_v4_fixture, test_v5_fixture},
+    {test_cached_equals_read, test_others_edits_reach_chunks, test_ticks_chunked,
+     test_ticks_chunks_expire},
+    {test_chunk_slices}, /* the longest: 100 disks, every value compared before and after */
+    {test_one_step_a_span, test_merge_fresh_chunks, test_merge_from_old_window,
+     test_fresh_span_continues},
+};
+#define NGROUPS (sizeof(groups) / sizeof(groups[0]))
+
+int main(int argc, char **argv)
 {
     char cmd[300];
+    long only = 0;
 
+    if (argc > 1) {
+        char *end;
+
+        only = strtol(argv[1], &end, 10);
+        if (argc > 2 || *end || only < 1 || only > (long)NGROUPS) {
+            fprintf(stderr, "usage: %s [GROUP 1..%zu]\n", argv[0], NGROUPS);
+            return 2;
+        }
+    }
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
         return 1;
     }
-    test_chunked_equals_plain();
-    test_cached_equals_read();
-    test_others_edits_reach_chunks();
-    test_edge_values_per_counter();
-    test_v4_fixture();
-    test_ticks_chunked();
-    test_ticks_chunks_expire();
-    test_v5_fixture();
-    test_chunk_slices();
-    test_one_step_a_span();
-    test_merge_fresh_chunks();
-    test_merge_from_old_window();
-    test_fresh_span_continues();
+    for (size_t g = 0; g < NGROUPS; g++)
+        for (size_t i = 0; (only == 0 || (size_t)only == g + 1) && i < 6 && groups[g][i]; i++)
+            groups[g][i]();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
