@@ -795,6 +795,88 @@ static void test_wal_budget(void)
     sqlite3_close(conn);
 }
 
+/* Frames in the WAL of `path` not copied into the database yet: mxFrame (byte 16 of the
+ * wal-index header) less nBackfill (byte 96, after the header's two copies), in the -shm file,
+ * native byte order (sqlite.org/walformat.html). -1 when unreadable. */
+static int64_t wal_pending(const char *path)
+{
+    unsigned char hdr[100];
+    uint32_t mx, nb;
+    char shm[300];
+    FILE *f;
+    size_t got;
+
+    snprintf(shm, sizeof(shm), "%s-shm", path);
+    if (!(f = fopen(shm, "rb")))
+        return -1;
+    got = fread(hdr, 1, sizeof(hdr), f);
+    fclose(f);
+    if (got != sizeof(hdr))
+        return -1;
+    memcpy(&mx, hdr + 16, 4);
+    memcpy(&nb, hdr + 96, 4);
+    return (int64_t)mx - (int64_t)nb;
+}
+
+/* A maintenance step's commit leaves a due checkpoint to the caller, which the writer makes
+ * between rests (storage/db.c wal_hook), up to half as many frames again as the checkpoint's
+ * threshold; a tick's commit checkpoints at the threshold as before. Under a 4 MiB cap (a WAL
+ * budget of 512 KiB: 2 KiB pages, a checkpoint due at 128 frames) with chunking, an hour of ticks
+ * written two a transaction, maintenance every 30 ticks, and the caller's passive checkpoint when
+ * due: some maintenance ends past the threshold and none past half again, a tick's commit never
+ * leaves one past it, and the caller's checkpoint copies every frame. */
+static void test_maint_leaves_checkpoint(void)
+{
+    struct db_retention cap = {7, 90, 1825, 4 * 1024 * 1024, 60};
+    const int64_t t0 = 1795968000000LL, n = 3600, ckpt = 512 * 1024 / 2 / 2048;
+    char path[256], err[512];
+    int64_t left_due = 0, most = 0, p;
+    struct tick *pair[2];
+    unsigned seed = 17;
+    struct db *d;
+
+    path_in_dir(path, sizeof(path), "maintckpt.db");
+    CHECK_INT(db_open(path, "h", &d, err, sizeof(err)), 0);
+    CHECK(db_maintain(d, t0, &cap) >= 0);
+    CHECK_INT(db_checkpoint(d), 0);
+    for (int64_t i = 0; i < n; i += 2) {
+        for (int k = 0; k < 2; k++)
+            pair[k] = mk_tick(t0 + (i + k) * 1000, 1000, &seed, 0);
+        CHECK_INT(db_write_ticks(d, pair, 2), 0);
+        for (int k = 0; k < 2; k++)
+            tick_free(pair[k]);
+        p = wal_pending(path);
+        if (!(p >= 0 && p < ckpt))
+            fprintf(stderr, "after tick %lld: %lld frames pending\n", (long long)i, (long long)p);
+        CHECK(p >= 0 && p < ckpt);
+        if ((i + 2) % 30 == 0) {
+            int more, guard = 0;
+
+            do {
+                more = db_maintain(d, t0 + (i + 2) * 1000, &cap);
+                p = wal_pending(path);
+                most = p > most ? p : most;
+                if (p >= ckpt) {
+                    left_due++;
+                    CHECK(db_checkpoint_due(d));
+                }
+                if (db_checkpoint_due(d)) {
+                    CHECK_INT(db_checkpoint_passive(d), 0);
+                    CHECK_INT(wal_pending(path), 0);
+                }
+            } while (more > 0 && ++guard < 100);
+            CHECK(more >= 0);
+        }
+    }
+    fprintf(stderr,
+            "maintenance left %lld checkpoints to the caller, at most %lld frames (%lld "
+            "due)\n",
+            (long long)left_due, (long long)most, (long long)ckpt);
+    CHECK(left_due > 0);
+    CHECK(most < ckpt + ckpt / 2);
+    db_close(d);
+}
+
 int main(void)
 {
     char cmd[300];
@@ -813,6 +895,7 @@ int main(void)
     test_size_cap();
     test_checkpoint();
     test_truncate_due();
+    test_maint_leaves_checkpoint();
     test_wal_budget();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
