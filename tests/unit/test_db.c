@@ -53,6 +53,19 @@ static struct tick *mk_tick(int64_t wall_ms, int64_t interval_ms, unsigned *seed
     return t;
 }
 
+/* Ticks t0 + i s .. t0 + (i + n - 1) s (mk_tick, 1 s apart, no NULLs) in one transaction, as the
+ * writer commits a batch. */
+static void write_batch(struct db *d, int64_t t0, int64_t i, int n, unsigned *seed)
+{
+    struct tick *batch[600];
+
+    for (int k = 0; k < n && k < 600; k++)
+        batch[k] = mk_tick(t0 + (i + k) * 1000, 1000, seed, 0);
+    CHECK_INT(db_write_ticks(d, batch, (size_t)(n < 600 ? n : 600)), 0);
+    for (int k = 0; k < n && k < 600; k++)
+        tick_free(batch[k]);
+}
+
 /* Every view row equals counter_eval of the same stored row, bit for bit. */
 static void test_view_matches_eval(void)
 {
@@ -582,7 +595,6 @@ static void test_size_cap(void)
     const int64_t t0 = 1795968000000LL, n = 36000;
     struct db_size sz;
     char path[256], err[512];
-    struct tick *batch[600];
     unsigned seed = 7;
     struct db *d;
     sqlite3 *conn;
@@ -593,11 +605,7 @@ static void test_size_cap(void)
     path_in_dir(path, sizeof(path), "cap.db");
     CHECK_INT(db_open(path, "h", &d, err, sizeof(err)), 0);
     for (int64_t i = 0; i < n; i += 600) {
-        for (int k = 0; k < 600; k++)
-            batch[k] = mk_tick(t0 + (i + k) * 1000, 1000, &seed, 0);
-        CHECK_INT(db_write_ticks(d, batch, 600), 0);
-        for (int k = 0; k < 600; k++)
-            tick_free(batch[k]);
+        write_batch(d, t0, i, 600, &seed);
         /* the writer runs maintenance between writes; so does this loop */
         more = db_maintain(d, t0 + (i + 600) * 1000, &cap);
         CHECK(more >= 0);
@@ -696,7 +704,6 @@ static void test_truncate_due(void)
     struct db_retention cap = {7, 90, 1825, 4 * 1024 * 1024, 0};
     const int64_t t0 = 1795968000000LL, frame = 2048 + 24;
     char path[256], err[512];
-    struct tick *pair[2];
     unsigned seed = 5;
     int64_t i = 0, at;
     struct db *d;
@@ -710,11 +717,7 @@ static void test_truncate_due(void)
 
         while (!db_truncate_due(d) && i < 20000) {
             before = wal_size(path);
-            for (int k = 0; k < 2; k++)
-                pair[k] = mk_tick(t0 + (i + k) * 1000, 1000, &seed, 0);
-            CHECK_INT(db_write_ticks(d, pair, 2), 0);
-            for (int k = 0; k < 2; k++)
-                tick_free(pair[k]);
+            write_batch(d, t0, i, 2, &seed);
             i += 2;
         }
         at = wal_size(path);
@@ -749,7 +752,6 @@ static void test_wal_budget(void)
     const int64_t t0 = 1795968000000LL, n = 3 * 3600, budget = 512 * 1024;
     char path[256], err[512];
     int64_t peak = 0, w;
-    struct tick *pair[2];
     struct db_size sz;
     unsigned seed = 11;
     sqlite3_stmt *st;
@@ -761,11 +763,7 @@ static void test_wal_budget(void)
     CHECK(db_maintain(d, t0, &cap) >= 0);
     CHECK_INT(db_checkpoint(d), 0); /* the schema's own pages: once per database */
     for (int64_t i = 0; i < n; i += 2) {
-        for (int k = 0; k < 2; k++)
-            pair[k] = mk_tick(t0 + (i + k) * 1000, 1000, &seed, 0);
-        CHECK_INT(db_write_ticks(d, pair, 2), 0);
-        for (int k = 0; k < 2; k++)
-            tick_free(pair[k]);
+        write_batch(d, t0, i, 2, &seed);
         if ((i + 2) % 30 == 0) {
             int more, guard = 0;
 
@@ -831,7 +829,6 @@ static void test_maint_leaves_checkpoint(void)
     const int64_t t0 = 1795968000000LL, n = 3600, ckpt = 512 * 1024 / 2 / 2048;
     char path[256], err[512];
     int64_t left_due = 0, most = 0, p;
-    struct tick *pair[2];
     unsigned seed = 17;
     struct db *d;
 
@@ -840,11 +837,7 @@ static void test_maint_leaves_checkpoint(void)
     CHECK(db_maintain(d, t0, &cap) >= 0);
     CHECK_INT(db_checkpoint(d), 0);
     for (int64_t i = 0; i < n; i += 2) {
-        for (int k = 0; k < 2; k++)
-            pair[k] = mk_tick(t0 + (i + k) * 1000, 1000, &seed, 0);
-        CHECK_INT(db_write_ticks(d, pair, 2), 0);
-        for (int k = 0; k < 2; k++)
-            tick_free(pair[k]);
+        write_batch(d, t0, i, 2, &seed);
         p = wal_pending(path);
         if (!(p >= 0 && p < ckpt))
             fprintf(stderr, "after tick %lld: %lld frames pending\n", (long long)i, (long long)p);
