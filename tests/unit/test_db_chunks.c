@@ -1360,7 +1360,8 @@ static void test_others_edits_reach_chunks(void)
 
 /* The cases in groups that ctest runs side by side (tests/CMakeLists.txt): each group a file
  * or more of thousands of ticks, minutes under a sanitizer. No argument runs every group. */
-static void (*const groups[][6])(void) = {
+#define GROUP_MAX 6 /* cases a group, at most */
+static void (*const groups[][GROUP_MAX])(void) = {
     {test_chunked_equals_plain, test_edge_values_per_counter, test_v4_fixture, test_v5_fixture},
     {test_cached_equals_read, test_others_edits_reach_chunks, test_ticks_chunked,
      test_ticks_chunks_expire},
@@ -1389,7 +1390,8 @@ int main(int argc, char **argv)
         return 1;
     }
     for (size_t g = 0; g < NGROUPS; g++)
-        for (size_t i = 0; (only == 0 || (size_t)only == g + 1) && i < 6 && groups[g][i]; i++)
+        for (size_t i = 0; (only == 0 || (size_t)only == g + 1) && i < GROUP_MAX && groups[g][i];
+             i++)
             groups[g][i]();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
