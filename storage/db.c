@@ -98,6 +98,7 @@ struct db {
     int hacc_on;
     int64_t hacc_hour;
     struct rollup_obj hacc[OBJ_COUNT];
+    int hour_later; /* in db_rollup_ahead: a complete running hour waits for its next call */
     /* The raw rows not chunked yet, as written (span_cache.h); NULL: read back by every chunk
      * step. Kept only while chunking is on (`chunking`, from the last db_maintain's retention). */
     struct span_cache *spans;
@@ -1011,7 +1012,7 @@ static int hacc_fold(struct db *d)
     for (int o = 0; rc == 0 && o < OBJ_COUNT; o++)
         for (size_t i = 0; rc == 0 && i < d->acc[o].n; i++)
             rc = rollup_obj_add_bucket(&d->hacc[o], &counter_objects[o], &d->acc[o].s[i]);
-    if (rc == 0 && (d->acc_minute + MINUTE_MS) % HOUR_MS == 0)
+    if (rc == 0 && (d->acc_minute + MINUTE_MS) % HOUR_MS == 0 && !d->hour_later)
         rc = hacc_flush(d);
     return rc;
 }
@@ -1199,6 +1200,43 @@ static int write_tick(struct db *d, const struct tick *t)
     if (fold)
         d->acc_last = tick_id;
     return pdh_extra_store_write(d->pdh, tick_id, t);
+}
+
+int db_rollup_ahead(struct db *d, int64_t wall_ms)
+{
+    int64_t minute = wall_ms / MINUTE_MS * MINUTE_MS;
+    int minute_due = d->acc_on && minute > d->acc_minute;
+    int rc;
+
+    if (!minute_due && !(d->hacc_on && minute >= d->hacc_hour + HOUR_MS))
+        return 0;
+    rc = step_done(d->begin);
+    if (rc == 0 && minute_due) {
+        /* As acc_before_tick does for a tick of a later minute: unless the batch roll-up has
+         * taken the minute meanwhile (just after a start). Its hour waits for the next call. */
+        int64_t mark = meta_get_int(d, "rollup_1m_tick", 0);
+
+        if (mark == d->acc_first - 1) {
+            d->hour_later = 1;
+            rc = acc_flush(d, mark);
+            d->hour_later = 0;
+        } else {
+            hacc_drop(d);
+        }
+        acc_drop(d);
+    } else if (rc == 0) {
+        rc = hacc_flush(d);
+    }
+    if (rc == 0)
+        rc = step_done(d->commit);
+    if (rc < 0) {
+        rollback(d);
+        /* The buckets rolled back: the batch roll-up takes their ticks. */
+        acc_drop(d);
+        hacc_drop(d);
+        return rc;
+    }
+    return 1;
 }
 
 int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
