@@ -1418,7 +1418,7 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
  * is 300 000 rows, about 0.3 s of the writer's time in one step, while ticks wait. A step has a
  * budget of instances over the span's objects in order, CHUNK_SLICE_ROWS over the span's ticks
  * and at most CHUNK_SLICE_INSTS (32 of a fresh span), CHUNK_WIDE_ROWS and CHUNK_WIDE_INSTS for a
- * longer one (64 of a span of 300): an object's slice ends
+ * longer one (48 of a span of 300): an object's slice ends
  * before the budget's last instance after its start, counted at the span's first tick (an object
  * of fewer is taken whole, open-ended, and the step goes on with the next object), so the slices
  * cover every instance id, also one that appears later in the span; rows are found by (tick,
@@ -1435,11 +1435,13 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
 #define CHUNK_WIDE        (CHUNK_TICKS / 2) /* the most ticks of a span taken in many steps */
 #define CHUNK_SLICE_INSTS 32                /* instances a step, at most */
 #define CHUNK_SLICE_ROWS  9600              /* instances × ticks a step: ~10 ms at 1 µs a row */
-/* A span taken in many steps (longer than CHUNK_FRESH) takes twice as many rows a step: coded from
- * the span cache, a step costs less a row, and each of its transactions dirties the raw pages its
- * slice shares with the next one, so fewer, larger steps write fewer pages (bench/README.md). */
-#define CHUNK_WIDE_INSTS 64
-#define CHUNK_WIDE_ROWS  19200
+/* A span taken in many steps (longer than CHUNK_FRESH) takes half as many rows again a step: coded
+ * from the span cache, a step costs less a row, and each of its transactions dirties the raw pages
+ * its slice shares with the next one, so fewer, larger steps write fewer pages. 64 instances took
+ * 0.2 ms a tick more off the writer than 32 at 1 000 disks, but 15-20 ms a step on a VM where
+ * sadc's sample costs 1.3 ms, past the writer's 20 ms bound on a burst; 48 (bench/README.md). */
+#define CHUNK_WIDE_INSTS 48
+#define CHUNK_WIDE_ROWS  14400
 
 /* The last tick id of the merge window of tick id t: windows are CHUNK_TICKS ids, the first
  * 1..CHUNK_TICKS, so that a file chunked from tick 1 has its chunks where spans of CHUNK_TICKS
