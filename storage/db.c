@@ -628,7 +628,9 @@ static void sqlite_global_init(void)
  * of the budget): at 1 000 disks one chunk step often took the WAL from under three quarters of
  * ckpt_frames to past it, and the checkpoint inside its commit made it the writer's longest burst
  * (perf: 13.5 % of the writer's time in checkpoints inside maintenance commits); the writer
- * checkpoints right after the step, between rests (daemon/writer.c run_maintenance).
+ * checkpoints right after the step, between rests (daemon/writer.c run_maintenance). So does the
+ * commit of the roll-up buckets written ahead of a tick (db_rollup_ahead; the writer checkpoints
+ * before the tick).
  */
 static int wal_hook(void *arg, sqlite3 *conn, const char *name, int frames)
 {
@@ -1210,6 +1212,9 @@ int db_rollup_ahead(struct db *d, int64_t wall_ms)
 
     if (!minute_due && !(d->hacc_on && minute >= d->hacc_hour + HOUR_MS))
         return 0;
+    /* The WAL's checkpoint, if this commit makes one due, is the caller's (wal_hook), as for a
+     * maintenance step: the writer's comes right after, before the tick. */
+    d->maintaining = 1;
     rc = step_done(d->begin);
     if (rc == 0 && minute_due) {
         /* As acc_before_tick does for a tick of a later minute: unless the batch roll-up has
@@ -1229,6 +1234,7 @@ int db_rollup_ahead(struct db *d, int64_t wall_ms)
     }
     if (rc == 0)
         rc = step_done(d->commit);
+    d->maintaining = 0;
     if (rc < 0) {
         rollback(d);
         /* The buckets rolled back: the batch roll-up takes their ticks. */

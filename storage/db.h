@@ -57,9 +57,10 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n);
  * is of a later hour (one of the two per call). db_write_ticks writes them in the tick's own
  * transaction when they were not written ahead; the numbers are the same either way. At 1 000
  * disks each is 2 300 rows, about 10 ms: called before the tick, with a rest between, the tick's
- * commit carries its own rows only (daemon/writer.c). Returns 1 when it wrote something (call
- * again: the hour may be due), 0 when nothing is due, or a negative errno (nothing written; the
- * batch roll-up in db_maintain then takes those ticks).
+ * commit carries its own rows only (daemon/writer.c); a checkpoint that its commit makes due is
+ * left to the caller, as a maintenance step's is (db_checkpoint_due). Returns 1 when it wrote
+ * something (call again: the hour may be due), 0 when nothing is due, or a negative errno (nothing
+ * written; the batch roll-up in db_maintain then takes those ticks).
  */
 int db_rollup_ahead(struct db *d, int64_t wall_ms);
 /* Whether the minute roll-up runs as ticks are written (on by default, where the SQLite library
