@@ -2,7 +2,7 @@
 """CPU per tick per thread and the writer's longest burst, for one or more perflogd binaries side
 by side in the same window, beside sysstat's `sadc -S XDISK 1`.
 
-usage: bench/writer_burst.py [--root DIR] [--seconds S] [--runs N] PERFLOGD [PERFLOGD ...]
+usage: bench/writer_burst.py [--root DIR] [--seconds S] [--runs N] [--list MS] PERFLOGD [PERFLOGD ...]
 
 Each run starts every binary (own temporary database, own free port, --root DIR when given) and
 one sadc, lets them settle (--settle, default 70 s: past the one-off batch roll-up of the partial
@@ -11,7 +11,9 @@ writer thread's /proc/PID/task/TID/schedstat every millisecond. A burst is a max
 polls between which the writer never went to sleep (its voluntary_ctxt_switches did not move);
 its length is the on-CPU time it used meanwhile (preemption by another thread does not end it).
 Prints per run and the medians over runs: ms per tick of each thread and in all, the ratio to
-sadc, and the longest writer burst in ms.
+sadc, and the longest writer burst in ms. With --list MS, also every burst of MS or more, with the
+second of the minute (wall clock) at which it began: the minute roll-up's bursts begin at the
+minute's first tick, maintenance steps anywhere.
 """
 import os, socket, statistics, subprocess, sys, tempfile, time, argparse
 
@@ -62,7 +64,7 @@ def all_ns(pid):
     return tot
 
 
-def one_run(bins, root, secs, settle):
+def one_run(bins, root, secs, settle, list_ms=None):
     work = tempfile.mkdtemp(prefix="perflog-burst-")
     procs = []
     for i, b in enumerate(bins):
@@ -85,14 +87,20 @@ def one_run(bins, root, secs, settle):
     lastsw = [vcsw(p.pid, w) for p, w in zip(procs, writers)]
     cur = [0] * len(procs)
     best = [0] * len(procs)
+    began = [0.0] * len(procs)
+    listed = [[] for _ in procs]
     while time.monotonic() - t0 < secs:
         time.sleep(0.001)
         for i, (p, w) in enumerate(zip(procs, writers)):
             v = ns(p.pid, w)
             sw = vcsw(p.pid, w)
             if sw == lastsw[i]:
+                if cur[i] == 0 and v != last[i]:
+                    began[i] = time.time() - 0.001
                 cur[i] += v - last[i]
             else:
+                if list_ms is not None and cur[i] >= list_ms * 1e6:
+                    listed[i].append((began[i], cur[i] / 1e6))
                 cur[i] = 0  # it slept in between: what it ran after waking is not known apart
             best[i] = max(best[i], cur[i])
             last[i] = v
@@ -114,7 +122,7 @@ def one_run(bins, root, secs, settle):
         per = {k: (end[i].get(k, 0) - start[i].get(k, 0)) / 1e6 / ticks for k in end[i]}
         tot = sum(per.values())
         res.append({"total": tot, "threads": per, "ratio": tot / sadc_ms if sadc_ms else 0,
-                    "burst": best[i] / 1e6, "sadc": sadc_ms})
+                    "burst": best[i] / 1e6, "sadc": sadc_ms, "listed": listed[i]})
     return res
 
 
@@ -125,13 +133,18 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--settle", type=int, default=70,
                     help="seconds before the window: past the roll-up of the partial first minute")
+    ap.add_argument("--list", type=float, metavar="MS",
+                    help="list every writer burst of MS or more, with when it began")
     ap.add_argument("bins", nargs="+")
     a = ap.parse_args()
     runs = []
     for r in range(a.runs):
-        res = one_run(a.bins, a.root, a.seconds, a.settle)
+        res = one_run(a.bins, a.root, a.seconds, a.settle, a.list)
         runs.append(res)
         for b, x in zip(a.bins, res):
+            for t, ms in x["listed"]:
+                print(f"  {b}: burst of {ms:.1f} ms at :{time.gmtime(t).tm_sec:02d}"
+                      f".{int(t % 1 * 1000):03d} ({time.strftime('%H:%M', time.gmtime(t))})")
             th = " ".join(f"{k}={v:.3f}" for k, v in sorted(x["threads"].items()))
             print(f"run {r + 1} {b}: {x['total']:.3f} ms/tick ({th}); sadc {x['sadc']:.3f} ms; "
                   f"ratio {x['ratio']:.2f}; longest writer burst {x['burst']:.1f} ms", flush=True)
