@@ -93,9 +93,10 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
 
     if (n == 0)
         return 0;
-    /* The roll-up buckets that the first tick completes go first, each in a transaction of its
-     * own and followed by a rest: at 1 000 disks the minute's are 2 300 rows, about 10 ms, which
-     * the tick's commit carried on top of its own rows (storage/db.h db_rollup_ahead). */
+    /* The roll-up buckets that the first tick completes go first, in transactions of their own
+     * of at most 512 buckets, each followed by a rest: at 1 000 disks the minute's are 2 300
+     * rows, 10-25 ms in one transaction, which the tick's commit carried on top of its own rows
+     * (storage/db.h db_rollup_ahead). */
     while (db_rollup_ahead(w->db, w->batch[0]->wall_ms) > 0)
         if (writer_pause(w, MAINT_REST_MS))
             break;

@@ -31,6 +31,9 @@
 /* Rows per multi-row INSERT of an object's values: one statement step per this many rows, which
  * measured cheaper than a step per row at thousands of instances (the rest go one by one). */
 #define INS_ROWS_PER_STMT 32
+/* Roll-up buckets per transaction written ahead of a tick (db_rollup_ahead): at 1 000 disks a
+ * minute's 2 300 took one transaction of 10-25 ms; a slice of 512 takes a few. */
+#define ROLLUP_SLICE_ROWS 512
 /* A short busy wait: the writer retries on its own schedule, it must not hang on a lock. */
 #define DB_BUSY_TIMEOUT_MS 200
 /* The most the raw rows not chunked yet may take in the writer's memory (span_cache.h): at 256
@@ -49,6 +52,12 @@ struct inst_row_cache {
     char (*name)[COUNTER_NAME_MAX];
     int64_t *id;
     size_t n, cap;
+};
+
+/* A place in a running roll-up's buckets: row `row` of object `obj` (both 0: the first). */
+struct bucket_pos {
+    int obj;
+    size_t row;
 };
 
 struct db {
@@ -99,6 +108,11 @@ struct db {
     int64_t hacc_hour;
     struct rollup_obj hacc[OBJ_COUNT];
     int hour_later; /* in db_rollup_ahead: a complete running hour waits for its next call */
+    /* How far db_rollup_ahead has written the running minute's (hour's) buckets in slices ahead
+     * of its last one: meta's "rollup_1m_part_ms" ("rollup_1h_part_ms") names the bucket until the
+     * last slice's transaction, so a roll-up dropped half-written is taken back (part_undo). */
+    struct bucket_pos acc_pos, hacc_pos;
+    size_t slice_rows; /* buckets per slice: ROLLUP_SLICE_ROWS, or a test's */
     /* The raw rows not chunked yet, as written (span_cache.h); NULL: read back by every chunk
      * step. Kept only while chunking is on (`chunking`, from the last db_maintain's retention). */
     struct span_cache *spans;
@@ -713,6 +727,7 @@ int db_open(const char *path, const char *host, struct db **out, char *err, size
      * batch roll-up does every minute. */
     d->incremental = sqlite3_libversion_number() < 3043000;
     d->prev_id = -1;
+    d->slice_rows = ROLLUP_SLICE_ROWS;
     d->max_minute = newest_t_ms(d, -1);
     if (d->max_minute >= 0)
         d->max_minute = d->max_minute / MINUTE_MS * MINUTE_MS;
@@ -896,11 +911,13 @@ void db_set_incremental_rollups(struct db *d, int on)
     d->incremental = on && sqlite3_libversion_number() < 3043000;
 }
 
+/* Forget the running minute (a slice already written stays for part_undo). */
 static void acc_drop(struct db *d)
 {
     for (int o = 0; o < OBJ_COUNT; o++)
         rollup_obj_reset(&d->acc[o]);
     d->acc_on = 0;
+    d->acc_pos = (struct bucket_pos){0, 0};
 }
 
 static void hacc_drop(struct db *d)
@@ -908,27 +925,89 @@ static void hacc_drop(struct db *d)
     for (int o = 0; o < OBJ_COUNT; o++)
         rollup_obj_reset(&d->hacc[o]);
     d->hacc_on = 0;
+    d->hacc_pos = (struct bucket_pos){0, 0};
+}
+
+/* Buckets of `acc` from `pos` on. */
+static size_t buckets_left(const struct rollup_obj *acc, const struct bucket_pos *pos)
+{
+    size_t n = 0;
+
+    for (int o = pos->obj; o < OBJ_COUNT; o++)
+        n += acc[o].n - (o == pos->obj && pos->row < acc[o].n ? pos->row : 0);
+    return n;
+}
+
+static int meta_del(struct db *d, const char *key)
+{
+    int rc;
+    sqlite3_stmt *st = stmt_cache_get(&d->sc, "DELETE FROM meta WHERE key = ?", &rc);
+
+    if (!st)
+        return sql_errno(rc);
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    return step_done(st);
+}
+
+/*
+ * Take back the buckets at meta's `key` (tier `tier`, "1m" or "1h") that slices of a running
+ * roll-up wrote ahead, when that roll-up is gone (`owned`: the bucket of the one running, or
+ * -1): a failed transaction, a tick out of order, a stop or a crash between its slices. No other
+ * writer has rows at that bucket (a running roll-up starts on a bucket nobody wrote), so the batch
+ * roll-up then takes its ticks whole. In the batch roll-up's transaction, before it.
+ */
+static int part_undo(struct db *d, const char *key, const char *tier, int64_t owned)
+{
+    int64_t ms = meta_get_int(d, key, -1);
+    int rc = 0;
+
+    if (ms < 0 || ms == owned)
+        return 0;
+    for (int o = 0; rc == 0 && o < OBJ_COUNT; o++) {
+        char sql[96];
+        sqlite3_stmt *st;
+
+        if (!table_on(d, o))
+            continue;
+        snprintf(sql, sizeof(sql), "DELETE FROM %s_%s WHERE bucket_ms = ?",
+                 counter_objects[o].table, tier);
+        if ((rc = prepare_once(d, sql, &st)) < 0)
+            break;
+        sqlite3_bind_int64(st, 1, ms);
+        rc = step_done(st);
+        sqlite3_finalize(st);
+    }
+    if (rc == 0)
+        rc = meta_del(d, key);
+    if (rc == 0)
+        log_info(
+            "%s: %s roll-up of %lld left half-written: taken back, the batch roll-up redoes it",
+            d->path, tier, (long long)ms);
+    return rc;
 }
 
 /* Write the buckets of `acc` (one object's each) at bucket_ms with the statements `kind`
- * (RS_INS_1M or RS_INS_1H). */
+ * (RS_INS_1M or RS_INS_1H), from *pos on and at most `budget` of them; *pos then says where they
+ * stopped. */
 static int write_buckets(struct db *d, struct rollup_obj *acc, enum rollup_stmt kind,
-                         int64_t bucket_ms)
+                         int64_t bucket_ms, struct bucket_pos *pos, size_t budget)
 {
     int rc = 0;
 
-    for (int o = 0; rc == 0 && o < OBJ_COUNT; o++) {
-        const struct object_def *od = &counter_objects[o];
-        const struct rollup_obj *r = &acc[o];
+    for (; rc == 0 && pos->obj < OBJ_COUNT; pos->obj++, pos->row = 0) {
+        const struct object_def *od = &counter_objects[pos->obj];
+        const struct rollup_obj *r = &acc[pos->obj];
         sqlite3_stmt *st;
 
-        if (!r->n)
+        if (pos->row >= r->n)
             continue;
-        if (!(st = rollup_stmt(d, kind, o, &rc)))
+        if (!budget)
+            break;
+        if (!(st = rollup_stmt(d, kind, pos->obj, &rc)))
             break;
 
-        for (size_t i = 0; rc == 0 && i < r->n; i++) {
-            const struct rollup_series *s = &r->s[i];
+        for (; rc == 0 && pos->row < r->n && budget; pos->row++, budget--) {
+            const struct rollup_series *s = &r->s[pos->row];
             int col = 4;
 
             sqlite3_bind_int64(st, 1, bucket_ms);
@@ -957,24 +1036,37 @@ static int write_buckets(struct db *d, struct rollup_obj *acc, enum rollup_stmt 
             }
             rc = step_done(st);
         }
+        if (pos->row < r->n)
+            break;
     }
     return rc;
+}
+
+/* Whether the batch hour roll-up has reached the running hour (rollup_1h_next_ms, or the oldest
+ * minute bucket before it has run), so that its buckets are the running roll-up's to write. */
+static int hacc_ours(struct db *d)
+{
+    int64_t next = meta_get_int(d, "rollup_1h_next_ms", -1);
+
+    if (next < 0 && (next = tier_edge(d, "min", "1m", -1)) >= 0)
+        next = next / HOUR_MS * HOUR_MS;
+    return next == d->hacc_hour;
 }
 
 /* Write the running hour as its buckets, provided the batch hour roll-up has reached it
  * (rollup_1h_next_ms, or the oldest minute bucket before it has run); else leave it to it. */
 static int hacc_flush(struct db *d)
 {
-    int64_t next = meta_get_int(d, "rollup_1h_next_ms", -1), end = d->hacc_hour + HOUR_MS;
-    int rc;
+    int64_t end = d->hacc_hour + HOUR_MS;
+    int part = d->hacc_pos.obj || d->hacc_pos.row, rc;
 
-    if (next < 0 && (next = tier_edge(d, "min", "1m", -1)) >= 0)
-        next = next / HOUR_MS * HOUR_MS;
-    if (next != d->hacc_hour) {
+    if (!hacc_ours(d)) {
         hacc_drop(d);
         return 0;
     }
-    rc = write_buckets(d, d->hacc, RS_INS_1H, d->hacc_hour);
+    rc = write_buckets(d, d->hacc, RS_INS_1H, d->hacc_hour, &d->hacc_pos, SIZE_MAX);
+    if (rc == 0 && part)
+        rc = meta_del(d, "rollup_1h_part_ms");
     if (rc == 0 && table_on(d, SCHEMA_PDH_TABLE)) {
         sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1H, SCHEMA_PDH_TABLE, &rc);
 
@@ -1024,8 +1116,11 @@ static int hacc_fold(struct db *d)
 static int acc_flush(struct db *d, int64_t mark)
 {
     int64_t next_minute = d->acc_minute + MINUTE_MS;
-    int rc = write_buckets(d, d->acc, RS_INS_1M, d->acc_minute);
+    int part = d->acc_pos.obj || d->acc_pos.row;
+    int rc = write_buckets(d, d->acc, RS_INS_1M, d->acc_minute, &d->acc_pos, SIZE_MAX);
 
+    if (rc == 0 && part)
+        rc = meta_del(d, "rollup_1m_part_ms");
     /* The extra PDH series are few: the batch statement rolls up their share of the ticks. */
     if (rc == 0 && table_on(d, SCHEMA_PDH_TABLE)) {
         sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1M, SCHEMA_PDH_TABLE, &rc);
@@ -1208,6 +1303,7 @@ int db_rollup_ahead(struct db *d, int64_t wall_ms)
 {
     int64_t minute = wall_ms / MINUTE_MS * MINUTE_MS;
     int minute_due = d->acc_on && minute > d->acc_minute;
+    struct bucket_pos pos = {0, 0}, *slice = NULL;
     int rc;
 
     if (!minute_due && !(d->hacc_on && minute >= d->hacc_hour + HOUR_MS))
@@ -1221,14 +1317,30 @@ int db_rollup_ahead(struct db *d, int64_t wall_ms)
          * taken the minute meanwhile (just after a start). Its hour waits for the next call. */
         int64_t mark = meta_get_int(d, "rollup_1m_tick", 0);
 
-        if (mark == d->acc_first - 1) {
+        if (mark != d->acc_first - 1) {
+            hacc_drop(d);
+            acc_drop(d);
+        } else if (buckets_left(d->acc, &d->acc_pos) > d->slice_rows) {
+            /* a slice of the minute's buckets; the last one finishes the minute */
+            pos = d->acc_pos;
+            slice = &d->acc_pos;
+            rc = write_buckets(d, d->acc, RS_INS_1M, d->acc_minute, &pos, d->slice_rows);
+            if (rc == 0)
+                rc = meta_set(d, "rollup_1m_part_ms", d->acc_minute, NULL);
+        } else {
             d->hour_later = 1;
             rc = acc_flush(d, mark);
             d->hour_later = 0;
-        } else {
-            hacc_drop(d);
+            acc_drop(d);
         }
-        acc_drop(d);
+    } else if (rc == 0 && !hacc_ours(d)) {
+        hacc_drop(d);
+    } else if (rc == 0 && buckets_left(d->hacc, &d->hacc_pos) > d->slice_rows) {
+        pos = d->hacc_pos;
+        slice = &d->hacc_pos;
+        rc = write_buckets(d, d->hacc, RS_INS_1H, d->hacc_hour, &pos, d->slice_rows);
+        if (rc == 0)
+            rc = meta_set(d, "rollup_1h_part_ms", d->hacc_hour, NULL);
     } else if (rc == 0) {
         rc = hacc_flush(d);
     }
@@ -1237,12 +1349,20 @@ int db_rollup_ahead(struct db *d, int64_t wall_ms)
     d->maintaining = 0;
     if (rc < 0) {
         rollback(d);
-        /* The buckets rolled back: the batch roll-up takes their ticks. */
+        /* The buckets rolled back: the batch roll-up takes their ticks (and part_undo any slice
+         * committed before). */
         acc_drop(d);
         hacc_drop(d);
         return rc;
     }
+    if (slice)
+        *slice = pos;
     return 1;
+}
+
+void db_set_rollup_slice(struct db *d, size_t rows)
+{
+    d->slice_rows = rows ? rows : ROLLUP_SLICE_ROWS;
 }
 
 int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
@@ -1319,7 +1439,10 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
     int64_t last = meta_get_int(d, "rollup_1m_tick", 0);
     int64_t minute_start = now_ms / MINUTE_MS * MINUTE_MS;
     int64_t upto, left;
-    int rc = 0;
+    int rc = part_undo(d, "rollup_1m_part_ms", "1m", d->acc_on ? d->acc_minute : -1);
+
+    if (rc < 0)
+        return rc;
 
     upto = query_int(d, "SELECT max(id) FROM ticks WHERE id > ?1 AND id <= ?1 + 3600 AND t_ms < ?2",
                      last, minute_start, last);
@@ -1369,10 +1492,12 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
     int64_t until = meta_get_int(d, "rollup_1m_until_ms", 0) / HOUR_MS * HOUR_MS;
     int64_t next = meta_get_int(d, "rollup_1h_next_ms", -1);
     int64_t end;
-    int rc = 0, more;
+    int rc = part_undo(d, "rollup_1h_part_ms", "1h", d->hacc_on ? d->hacc_hour : -1), more;
 
     (void)now_ms; /* the minute tier's watermark already says how far time has gone */
     (void)r;
+    if (rc < 0)
+        return rc;
     if (next < 0) {
         next = tier_edge(d, "min", "1m", -1);
         if (next < 0)

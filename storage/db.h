@@ -54,15 +54,20 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n);
 /*
  * Write ahead, in a transaction of its own, the running roll-up's buckets that a tick of time
  * wall_ms completes: the minute's, when wall_ms is of a later minute; else the hour's, when wall_ms
- * is of a later hour (one of the two per call). db_write_ticks writes them in the tick's own
- * transaction when they were not written ahead; the numbers are the same either way. At 1 000
- * disks each is 2 300 rows, about 10 ms: called before the tick, with a rest between, the tick's
- * commit carries its own rows only (daemon/writer.c); a checkpoint that its commit makes due is
- * left to the caller, as a maintenance step's is (db_checkpoint_due). Returns 1 when it wrote
- * something (call again: the hour may be due), 0 when nothing is due, or a negative errno (nothing
- * written; the batch roll-up in db_maintain then takes those ticks).
+ * is of a later hour (one of the two per call), at most 512 buckets a call (db_set_rollup_slice):
+ * the last slice finishes the minute (the hour) and moves the roll-up's marks, so readers see
+ * the minute whole or not at all. db_write_ticks writes what was not written ahead in the tick's
+ * own transaction; the numbers are the same either way. At 1 000 disks each is 2 300 rows, 10-25
+ * ms in one transaction: called before the tick, with a rest between, the tick's commit carries
+ * its own rows only (daemon/writer.c); a checkpoint that its commit makes due is left to the
+ * caller, as a maintenance step's is (db_checkpoint_due). Returns 1 when it wrote something (call
+ * again: more slices, or the hour, may be due), 0 when nothing is due, or a negative errno (that
+ * call's slice not written; the batch roll-up in db_maintain then takes those ticks, after taking
+ * back the slices written before).
  */
 int db_rollup_ahead(struct db *d, int64_t wall_ms);
+/* Buckets per transaction of db_rollup_ahead (0: the default, 512), for tests. */
+void db_set_rollup_slice(struct db *d, size_t rows);
 /* Whether the minute roll-up runs as ticks are written (on by default, where the SQLite library
  * sums as it expects) or only in db_maintain's batches: the same numbers either way. */
 void db_set_incremental_rollups(struct db *d, int on);
