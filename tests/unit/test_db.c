@@ -870,6 +870,51 @@ static void test_maint_leaves_checkpoint(void)
     db_close(d);
 }
 
+/* The commit of the roll-up buckets written ahead of a minute's first tick (db_rollup_ahead)
+ * leaves a checkpoint it makes due to the caller, as a maintenance step's does: the WAL is filled
+ * (by a second connection) to one frame short of the threshold, and after the buckets' commit
+ * it holds the threshold or more, the checkpoint is due, and the caller's passive one copies
+ * every frame. */
+static void test_ahead_leaves_checkpoint(void)
+{
+    struct db_retention cap = {7, 90, 1825, 4 * 1024 * 1024, 60};
+    const int64_t t0 = 1795968000000LL, ckpt = 512 * 1024 / 2 / 2048;
+    char path[256], err[512];
+    unsigned seed = 23;
+    sqlite3 *pad;
+    struct db *d;
+    int64_t p = -1;
+
+    path_in_dir(path, sizeof(path), "aheadckpt.db");
+    CHECK_INT(db_open(path, "h", &d, err, sizeof(err)), 0);
+    CHECK(db_maintain(d, t0, &cap) >= 0);
+    /* Minute 1's roll-up runs; minute 0's (a start's) goes to the batch roll-up, which must take
+     * it before minute 1's buckets can be written. */
+    for (int64_t i = 0; i < 120; i += 2) {
+        write_batch(d, t0, i, 2, &seed);
+        if (i == 62)
+            CHECK(db_maintain(d, t0 + 64000, &cap) >= 0);
+    }
+    CHECK_INT(db_checkpoint(d), 0);
+    CHECK_INT(sqlite3_open(path, &pad), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(pad, "CREATE TABLE pad (b BLOB)", NULL, NULL, NULL), SQLITE_OK);
+    for (int k = 0; k < 1000 && (p = wal_pending(path)) < ckpt - 1; k++)
+        CHECK_INT(sqlite3_exec(pad, "INSERT INTO pad VALUES (zeroblob(100))", NULL, NULL, NULL),
+                  SQLITE_OK);
+    CHECK_INT(p, ckpt - 1);
+    CHECK_INT(db_rollup_ahead(d, t0 + 120000), 1);
+    p = wal_pending(path);
+    fprintf(stderr, "the buckets' commit left %lld frames (%lld due)\n", (long long)p,
+            (long long)ckpt);
+    CHECK(p >= ckpt);
+    CHECK(db_checkpoint_due(d));
+    CHECK_INT(db_checkpoint_passive(d), 0);
+    CHECK_INT(wal_pending(path), 0);
+    CHECK_INT(db_rollup_ahead(d, t0 + 120000), 0);
+    sqlite3_close(pad);
+    db_close(d);
+}
+
 int main(void)
 {
     char cmd[300];
@@ -889,6 +934,7 @@ int main(void)
     test_checkpoint();
     test_truncate_due();
     test_maint_leaves_checkpoint();
+    test_ahead_leaves_checkpoint();
     test_wal_budget();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
