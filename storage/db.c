@@ -1486,12 +1486,45 @@ static int maintain_minutes(struct db *d, int64_t now_ms, const struct db_retent
     return left > 0;
 }
 
-/* Roll up completed hours from the minute tier, at most a day of them. Returns 1 if more remain. */
+/* Minute buckets one step of the batch hour roll-up reads, at most: at 1 000 disks an hour of
+ * them is 138 000, one step of 50-90 ms (the partial first hour after a start); 8 192 take a few
+ * ms. */
+#define HOUR_STEP_ROWS(d) ((int64_t)(d)->slice_rows * 16)
+
+/* The first instance id of value table i's object at `from` or after it: -1 when none, or a
+ * negative errno. */
+static int64_t inst_from(struct db *d, int i, int64_t from)
+{
+    sqlite3_stmt *st;
+    int64_t id = -1;
+    int rc = prepare_once(d, "SELECT min(id) FROM instances WHERE object = ? AND id >= ?", &st);
+
+    if (rc < 0)
+        return rc;
+    sqlite3_bind_text(st, 1, counter_objects[i].name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, from);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        id = sqlite3_column_int64(st, 0);
+    else if (rc != SQLITE_ROW)
+        id = sql_errno(rc);
+    sqlite3_finalize(st);
+    return id;
+}
+
+/*
+ * Roll up completed hours from the minute tier, at most a day of them a pass, in steps that read
+ * at most HOUR_STEP_ROWS minute buckets: each takes one object table's instances [lo, hi) over
+ * the pass's hours (the extra PDH series whole), so every hour bucket is made in one step from
+ * all its minutes, as a single statement would. The pass's progress is in meta ("rollup_1h_end",
+ * "rollup_1h_table", "rollup_1h_inst"), written in each step's transaction; rollup_1h_next_ms,
+ * the readers' line, moves at the pass's last step. Returns 1 if more remain.
+ */
 static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
     int64_t until = meta_get_int(d, "rollup_1m_until_ms", 0) / HOUR_MS * HOUR_MS;
     int64_t next = meta_get_int(d, "rollup_1h_next_ms", -1);
-    int64_t end;
+    int64_t end = meta_get_int(d, "rollup_1h_end", -1), tbl = 0, lo = INT64_MIN, hi = INT64_MAX;
     int rc = part_undo(d, "rollup_1h_part_ms", "1h", d->hacc_on ? d->hacc_hour : -1), more;
 
     (void)now_ms; /* the minute tier's watermark already says how far time has gone */
@@ -1504,25 +1537,73 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
             return 0;
         next = next / HOUR_MS * HOUR_MS;
     }
-    if (next >= until)
-        return 0;
-    end = next + 24 * HOUR_MS < until ? next + 24 * HOUR_MS : until;
-    /* The running hour's minutes are its own. */
-    if (d->hacc_on && end > d->hacc_hour)
-        end = d->hacc_hour;
-    for (int i = 0; rc == 0 && next < end && i < SCHEMA_NVALUE_TABLES; i++) {
-        sqlite3_stmt *st;
-
-        if (!table_on(d, i))
-            continue;
-        if (!(st = rollup_stmt(d, RS_BATCH_1H, i, &rc)))
-            break;
-        sqlite3_bind_int64(st, 1, next);
-        sqlite3_bind_int64(st, 2, end);
-        rc = step_done(st);
+    if (end > next) {
+        /* a pass under way */
+        tbl = meta_get_int(d, "rollup_1h_table", 0);
+        lo = meta_get_int(d, "rollup_1h_inst", INT64_MIN);
+    } else {
+        if (next >= until)
+            return 0;
+        end = next + 24 * HOUR_MS < until ? next + 24 * HOUR_MS : until;
+        /* The running hour's minutes are its own. */
+        if (d->hacc_on && end > d->hacc_hour)
+            end = d->hacc_hour;
     }
-    if (rc == 0 && next < end)
+    while (tbl < SCHEMA_NVALUE_TABLES && !table_on(d, (int)tbl)) {
+        tbl++;
+        lo = INT64_MIN;
+    }
+    if (next < end && tbl < SCHEMA_NVALUE_TABLES) {
+        sqlite3_stmt *st = rollup_stmt(d, RS_BATCH_1H, (int)tbl, &rc);
+        int64_t width = HOUR_STEP_ROWS(d) / ((end - next) / MINUTE_MS), first;
+
+        if (st && tbl != SCHEMA_PDH_TABLE) {
+            /* [lo, hi): from the first instance at lo or after, `width` instance ids; the
+             * table's last step takes the rest (ids not in instances too) */
+            first = inst_from(d, (int)tbl, lo);
+            if (first >= 0 && first <= INT64_MAX - width - 1) {
+                hi = first + (width > 0 ? width : 1);
+                first = inst_from(d, (int)tbl, hi);
+                if (first == -1)
+                    hi = INT64_MAX;
+            }
+            if (first < -1)
+                rc = (int)first;
+            sqlite3_bind_int64(st, 3, lo);
+            sqlite3_bind_int64(st, 4, hi);
+        }
+        if (st && rc == 0) {
+            sqlite3_bind_int64(st, 1, next);
+            sqlite3_bind_int64(st, 2, end);
+            rc = step_done(st);
+        }
+        if (hi == INT64_MAX || tbl == SCHEMA_PDH_TABLE) {
+            tbl++;
+            lo = INT64_MIN;
+        } else {
+            lo = hi;
+        }
+        while (tbl < SCHEMA_NVALUE_TABLES && !table_on(d, (int)tbl))
+            tbl++;
+        if (rc == 0 && tbl < SCHEMA_NVALUE_TABLES) {
+            rc = meta_set(d, "rollup_1h_end", end, NULL);
+            if (rc == 0)
+                rc = meta_set(d, "rollup_1h_table", tbl, NULL);
+            if (rc == 0)
+                rc = meta_set(d, "rollup_1h_inst", lo, NULL);
+            return rc < 0 ? rc : 1;
+        }
+    }
+    if (rc == 0 && next < end) {
         rc = meta_set(d, "rollup_1h_next_ms", end, NULL);
+        if (rc == 0 && meta_get_int(d, "rollup_1h_end", -1) >= 0) {
+            rc = meta_del(d, "rollup_1h_end");
+            if (rc == 0)
+                rc = meta_del(d, "rollup_1h_table");
+            if (rc == 0)
+                rc = meta_del(d, "rollup_1h_inst");
+        }
+    }
     /* A running hour that its minutes have completed, with no minute of the next yet. */
     if (rc == 0 && d->hacc_on && d->hacc_hour + HOUR_MS <= until)
         rc = hacc_flush(d);
@@ -2646,6 +2727,10 @@ static int maintain_retention(struct db *d, int64_t now_ms, const struct db_rete
      * its cut is in the text) while the oldest bucket of the tier is not past its cut. */
     mcut = now_ms - (int64_t)r->minute_days * DAY_MS;
     hcut = now_ms - (int64_t)r->hour_days * DAY_MS;
+    /* nor minutes the hour roll-up has still to read (a pass of it takes many steps) */
+    if (meta_get_int(d, "rollup_1h_next_ms", -1) >= 0 &&
+        mcut > meta_get_int(d, "rollup_1h_next_ms", -1))
+        mcut = meta_get_int(d, "rollup_1h_next_ms", -1);
     mpast = tier_edge(d, "min", "1m", INT64_MAX) < mcut;
     hpast = tier_edge(d, "min", "1h", INT64_MAX) < hcut;
     for (int i = 0; i < SCHEMA_NVALUE_TABLES; i++) {

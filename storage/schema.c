@@ -880,6 +880,10 @@ int schema_rollup_hour(struct sbuf *b, int obj)
     }
     od = &counter_objects[obj];
 
+    /* The minutes of [?1, ?2) as a table, joined on the primary key: a slice of instances
+     * [?3, ?4) reads its own rows only, each minute's in key order as a whole-range scan would. */
+    sbuf_printf(b, "WITH RECURSIVE m(b) AS (SELECT ?1 UNION ALL SELECT b + 60000 FROM m WHERE b + "
+                   "60000 < ?2)\n");
     insert_head(b, od, "1h");
     sbuf_printf(b, "SELECT (bucket_ms / 3600000) * 3600000, inst, sum(n)");
     for (size_t k = 0; k < od->ncounters; k++) {
@@ -895,7 +899,9 @@ int schema_rollup_hour(struct sbuf *b, int obj)
     for (size_t k = 0; k < od->ncounters; k++)
         if (od->counters[k].flags & CF_PER_OP)
             sbuf_printf(b, ",\n  CASE WHEN count(" RC "_ops)>0 THEN total(" RC "_ops) END", k, k);
-    sbuf_printf(b, "\nFROM %s_1m WHERE bucket_ms >= ?1 AND bucket_ms < ?2\nGROUP BY 1, 2\n",
+    sbuf_printf(b,
+                "\nFROM m JOIN %s_1m ON bucket_ms = m.b WHERE inst >= ?3 AND inst < ?4\n"
+                "GROUP BY 1, 2\n",
                 od->table);
     merge_clause(b, od);
     return sbuf_ok(b) ? 0 : -1;

@@ -77,7 +77,8 @@ int schema_rollup_minute(struct sbuf *b, int i);
  * then min, avg and max of each counter), merged like the batch roll-ups' rows: the running
  * roll-ups' output. */
 int schema_rollup_values(struct sbuf *b, int obj, const char *suffix);
-/* INSERT ... SELECT that rolls minute buckets [?1, ?2) of value table `i` up into hours. */
+/* INSERT ... SELECT that rolls minute buckets [?1, ?2) of value table `i` up into hours: of its
+ * instances [?3, ?4) for an object table (the extra PDH series' take ?1 and ?2 only). */
 int schema_rollup_hour(struct sbuf *b, int i);
 
 #endif
