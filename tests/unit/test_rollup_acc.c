@@ -475,9 +475,14 @@ static int64_t buckets_at(sqlite3 *conn, const char *tier, int64_t bucket_ms)
  *    for the minutes that end an hour: the tick's own transaction writes the rest;
  *  - once after a minute's first slice (12 minutes in) and once after the first slice of the third
  *    hour's buckets, the database is closed and opened again (a stop, a crash): the batch roll-up
- * takes those ticks, after taking the slices back. Every 1m and 1h table then equals the batch
- * roll-up's exactly, and no mark is left. Without the taking back, the minute and the hour cut by
- * the stops count some ticks twice.
+ * takes those ticks, after taking the slices back.
+ * The batch hour roll-up of the hours the running one did not take (the partial first hour, the
+ * hour cut by the stop) goes an instance a step (HOUR_STEP_ROWS: two slices' worth of minute
+ * buckets, fewer than an hour's minutes), and the pass over the hour cut by the stop is itself
+ * stopped mid-pass and goes on from where it was. Every 1m and 1h table then equals that of the
+ * batch roll-up, one step a table, exactly, and no mark is left. Without the taking back, the
+ * minute and the hour cut by the stops count some ticks twice; without the pass's progress kept,
+ * hours are counted twice.
  */
 static void test_ahead_slices(void)
 {
