@@ -354,6 +354,24 @@ static int64_t count_in(const char *path, const char *sql)
     return n;
 }
 
+/* Write tick t (the i-th, at wall) to both databases, then free it; every 30 s of ticks maintain
+ * both. Returns 1 if it maintained them. */
+static int tick_both(struct db *da, struct db *db, struct tick *t, int i, int64_t wall,
+                     int64_t *last_maint)
+{
+    struct db_retention keep = {7, 90, 1825, 0, 0};
+
+    CHECK_INT(db_write_ticks(da, &t, 1), 0);
+    CHECK_INT(db_write_ticks(db, &t, 1), 0);
+    tick_free(t);
+    if (i != 0 && wall - *last_maint < 30000)
+        return 0;
+    CHECK(db_maintain(da, wall, &keep) >= 0);
+    CHECK(db_maintain(db, wall, &keep) >= 0);
+    *last_maint = wall;
+    return 1;
+}
+
 /*
  * db_rollup_ahead, called as the writer does before each tick: the minute's buckets are in the
  * file before the tick that begins the next minute is written, in a transaction of their own; at
@@ -366,7 +384,6 @@ static void test_ahead(void)
 {
     char pa[256], pb[256], err[512], sql[160];
     struct db *da, *db;
-    struct db_retention keep = {7, 90, 1825, 0, 0};
     const int64_t h1 = (T0 / 3600000 + 1) * 3600000, h2 = h1 + 3600000, h3 = h2 + 3600000;
     unsigned seed = 5;
     int64_t wall = T0, last_maint = T0, cur_minute = T0 / 60000 * 60000;
@@ -418,15 +435,8 @@ static void test_ahead(void)
         CHECK(rc >= 0);
         CHECK(calls <= 2);
         CHECK_INT(db_rollup_ahead(db, wall), 0); /* no running roll-up: nothing ahead */
-        CHECK_INT(db_write_ticks(da, &t, 1), 0);
-        CHECK_INT(db_write_ticks(db, &t, 1), 0);
-        tick_free(t);
         cur_minute = minute;
-        if (i == 0 || wall - last_maint >= 30000) {
-            CHECK(db_maintain(da, wall, &keep) >= 0);
-            CHECK(db_maintain(db, wall, &keep) >= 0);
-            last_maint = wall;
-        }
+        (void)tick_both(da, db, t, i, wall, &last_maint);
     }
     printf("ahead: %d minutes and %d hours written before their next tick\n", minutes_ahead,
            hours_ahead);
@@ -489,7 +499,6 @@ static void test_ahead_slices(void)
     char pa[256], pb[256], err[512];
     struct db *da, *db;
     sqlite3 *rd;
-    struct db_retention keep = {7, 90, 1825, 0, 0};
     const int64_t h2 = (T0 / 3600000 + 2) * 3600000, h3 = h2 + 3600000;
     unsigned seed = 9;
     int64_t wall = T0, last_maint = T0, cur_minute = T0 / 60000 * 60000;
@@ -547,14 +556,8 @@ static void test_ahead_slices(void)
             CHECK_INT(db_open(pa, "h", &da, err, sizeof(err)), 0);
             db_set_rollup_slice(da, 2);
         }
-        CHECK_INT(db_write_ticks(da, &t, 1), 0);
-        CHECK_INT(db_write_ticks(db, &t, 1), 0);
-        tick_free(t);
         cur_minute = minute;
-        if (i == 0 || wall - last_maint >= 30000) {
-            CHECK(db_maintain(da, wall, &keep) >= 0);
-            CHECK(db_maintain(db, wall, &keep) >= 0);
-            last_maint = wall;
+        if (tick_both(da, db, t, i, wall, &last_maint)) {
             /* the batch hour roll-up of the hour cut by the stop, mid-pass (two buckets a slice:
              * an instance a step) */
             if (wall >= h3 && meta_of(rd, "rollup_1h_end") >= 0 && !pass_stops++) {
