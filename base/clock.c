@@ -22,6 +22,15 @@ int64_t clock_wall_ns(void)
     return clock_ns(CLOCK_REALTIME);
 }
 
+int64_t clock_thread_cpu_ns(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /* Floor division that rounds towards minus infinity, for times before the epoch. */
 static int64_t floor_div(int64_t a, int64_t b)
 {

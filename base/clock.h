@@ -11,6 +11,9 @@
 
 int64_t clock_mono_ns(void); /* CLOCK_MONOTONIC */
 int64_t clock_wall_ns(void); /* CLOCK_REALTIME, ns since the epoch */
+/* CLOCK_THREAD_CPUTIME_ID: the calling thread's time on a CPU, for the writer's account of its work
+ * (storage/db.h db_work_get); 0 where the clock is missing. */
+int64_t clock_thread_cpu_ns(void);
 
 /*
  * The wall time of the next tick. `last_tick_wall_ns` is the wall time the previous tick was taken

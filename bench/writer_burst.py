@@ -15,7 +15,7 @@ sadc, and the longest writer burst in ms. With --list MS, also every burst of MS
 second of the minute (wall clock) at which it began: the minute roll-up's bursts begin at the
 minute's first tick, maintenance steps anywhere.
 """
-import os, socket, statistics, subprocess, sys, tempfile, time, argparse
+import os, socket, statistics, subprocess, sys, tempfile, time, argparse, json, urllib.request
 
 
 def free_port():
@@ -64,11 +64,22 @@ def all_ns(pid):
     return tot
 
 
+def writer_work(port):
+    """/api/v1/health's writer_work (builds from the seventeenth session on), or {}."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/health", timeout=5) as r:
+            return json.load(r).get("writer_work", {})
+    except OSError:
+        return {}
+
+
 def one_run(bins, root, secs, settle, list_ms=None):
     work = tempfile.mkdtemp(prefix="perflog-burst-")
     procs = []
+    ports = []
     for i, b in enumerate(bins):
-        cmd = [b, "--db", f"{work}/db{i}.db", "--listen", f"127.0.0.1:{free_port()}",
+        ports.append(free_port())
+        cmd = [b, "--db", f"{work}/db{i}.db", "--listen", f"127.0.0.1:{ports[-1]}",
                "--log-level", "warn"]
         if root:
             cmd += ["--root", root]
@@ -81,6 +92,7 @@ def one_run(bins, root, secs, settle, list_ms=None):
         t = threads(p.pid)
         writers.append(t.get("perflog-write"))
     start = [all_ns(p.pid) for p in procs]
+    work0 = [writer_work(p) for p in ports]
     s0 = ns(sadc.pid, sadc.pid)
     t0 = time.monotonic()
     last = [ns(p.pid, w) for p, w in zip(procs, writers)]
@@ -107,6 +119,7 @@ def one_run(bins, root, secs, settle, list_ms=None):
             lastsw[i] = sw
     wall = time.monotonic() - t0
     end = [all_ns(p.pid) for p in procs]
+    work1 = [writer_work(p) for p in ports]
     s1 = ns(sadc.pid, sadc.pid)
     for p in procs:
         p.terminate()
@@ -122,7 +135,10 @@ def one_run(bins, root, secs, settle, list_ms=None):
         per = {k: (end[i].get(k, 0) - start[i].get(k, 0)) / 1e6 / ticks for k in end[i]}
         tot = sum(per.values())
         res.append({"total": tot, "threads": per, "ratio": tot / sadc_ms if sadc_ms else 0,
-                    "burst": best[i] / 1e6, "sadc": sadc_ms, "listed": listed[i]})
+                    "burst": best[i] / 1e6, "sadc": sadc_ms, "listed": listed[i],
+                    "work": {k: (v["n"] - work0[i].get(k, {}).get("n", 0),
+                                 (v["cpu_ms"] - work0[i].get(k, {}).get("cpu_ms", 0)) / ticks,
+                                 v["max_ms"]) for k, v in work1[i].items()}})
     return res
 
 
@@ -145,6 +161,12 @@ def main():
             for t, ms in x["listed"]:
                 print(f"  {b}: burst of {ms:.1f} ms at :{time.gmtime(t).tm_sec:02d}"
                       f".{int(t % 1 * 1000):03d} ({time.strftime('%H:%M', time.gmtime(t))})")
+            if x["work"]:
+                # The writer's work by kind over the window (as of each daemon's maintenance
+                # nearest the window's ends): calls, ms a tick, and the longest call since start.
+                print(f"  {b}: writer's work, calls / ms a tick / longest since start: " +
+                      ", ".join(f"{k} {n} / {ms:.3f} / {mx:.1f}"
+                                for k, (n, ms, mx) in x["work"].items()))
             th = " ".join(f"{k}={v:.3f}" for k, v in sorted(x["threads"].items()))
             print(f"run {r + 1} {b}: {x['total']:.3f} ms/tick ({th}); sadc {x['sadc']:.3f} ms; "
                   f"ratio {x['ratio']:.2f}; longest writer burst {x['burst']:.1f} ms", flush=True)

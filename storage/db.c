@@ -3,6 +3,7 @@
  */
 #include "storage/db.h"
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/sbuf.h"
 #include "storage/chunk.h"
@@ -121,7 +122,33 @@ struct db {
      * commit (a shell's DELETE or UPDATE of raw rows, the run manager's runs table) changes it. */
     int64_t data_version;
     int64_t slices_cached, slices_read; /* since the open, for db_mem_get */
+    struct db_work work[DB_WORK_KINDS]; /* since the open, for db_work_get */
+    int maint_next;                     /* db_maintain_split: the round's next step */
+    int maint_more;                     /* the round's steps so far had work left */
 };
+
+static void work_add(struct db *d, int kind, int64_t cpu0)
+{
+    int64_t ns = clock_thread_cpu_ns() - cpu0;
+
+    d->work[kind].n++;
+    d->work[kind].cpu_ns += ns;
+    if (ns > d->work[kind].max_ns)
+        d->work[kind].max_ns = ns;
+}
+
+void db_work_get(struct db *d, struct db_work out[DB_WORK_KINDS])
+{
+    memcpy(out, d->work, sizeof(d->work));
+}
+
+const char *db_work_name(int kind)
+{
+    static const char *const names[DB_WORK_KINDS] = {
+        "ticks", "ahead", "minutes", "hours", "chunks", "merge", "retention", "size", "checkpoint"};
+
+    return kind >= 0 && kind < DB_WORK_KINDS ? names[kind] : "?";
+}
 
 /*
  * Migrations from older schema versions: entry i upgrades version i+1 to i+2 and runs in the same
@@ -1299,7 +1326,19 @@ static int write_tick(struct db *d, const struct tick *t)
     return pdh_extra_store_write(d->pdh, tick_id, t);
 }
 
+static int rollup_ahead(struct db *d, int64_t wall_ms);
+
 int db_rollup_ahead(struct db *d, int64_t wall_ms)
+{
+    int64_t cpu0 = clock_thread_cpu_ns();
+    int rc = rollup_ahead(d, wall_ms);
+
+    if (rc != 0)
+        work_add(d, DB_WORK_AHEAD, cpu0);
+    return rc;
+}
+
+static int rollup_ahead(struct db *d, int64_t wall_ms)
 {
     int64_t minute = wall_ms / MINUTE_MS * MINUTE_MS;
     int minute_due = d->acc_on && minute > d->acc_minute;
@@ -1367,6 +1406,7 @@ void db_set_rollup_slice(struct db *d, size_t rows)
 
 int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
 {
+    int64_t cpu0 = clock_thread_cpu_ns();
     int rc;
 
     /* Pair the WAL with its database file for walbuf: the WAL file is opened with the first
@@ -1392,6 +1432,7 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
         hacc_drop(d);
         d->prev_id = -1;
     }
+    work_add(d, DB_WORK_TICKS, cpu0);
     return rc;
 }
 
@@ -2912,11 +2953,13 @@ int db_truncate_due(const struct db *d)
 
 int db_checkpoint_passive(struct db *d)
 {
+    int64_t cpu0 = clock_thread_cpu_ns();
     int rc, log = 0, done = 0;
 
     sqlite3_busy_timeout(d->conn, 0);
     rc = sqlite3_wal_checkpoint_v2(d->conn, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
     sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
+    work_add(d, DB_WORK_CHECKPOINT, cpu0);
     if (rc == SQLITE_OK && done >= log)
         d->wal_frames = 0;
     return rc == SQLITE_OK ? 0 : sql_errno(rc);
@@ -2924,6 +2967,7 @@ int db_checkpoint_passive(struct db *d)
 
 int db_checkpoint(struct db *d)
 {
+    int64_t cpu0 = clock_thread_cpu_ns();
     int rc;
 
     /* No wait for readers: the writer holds ticks meanwhile, and the queue drops the oldest when
@@ -2931,6 +2975,7 @@ int db_checkpoint(struct db *d)
     sqlite3_busy_timeout(d->conn, 0);
     rc = sqlite3_wal_checkpoint_v2(d->conn, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
+    work_add(d, DB_WORK_CHECKPOINT, cpu0);
     if (rc == SQLITE_OK)
         d->wal_frames = 0;
     return rc == SQLITE_OK ? 0 : sql_errno(rc);
@@ -2943,36 +2988,57 @@ void db_size_get(struct db *d, struct db_size *out)
 
 int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
+    return db_maintain_split(d, now_ms, r, INT64_MAX);
+}
+
+int db_maintain_split(struct db *d, int64_t now_ms, const struct db_retention *r, int64_t split_ns)
+{
     /* Each step is its own transaction: roll-ups first, so neither chunking nor retention ever
-     * takes raw ticks whose minutes are not summarized yet. */
+     * takes raw ticks whose minutes are not summarized yet (those steps stop at meta's
+     * rollup_1m_tick, so a tick written between two calls of a split round is safe too). */
     int (*const steps[])(struct db *, int64_t, const struct db_retention *) = {
         maintain_minutes, maintain_hours,     maintain_chunks,
         maintain_merge,   maintain_retention, maintain_size};
-    int more = 0, rc;
+    const int nsteps = (int)(sizeof(steps) / sizeof(steps[0]));
+    int rc;
 
-    /* No chunk steps, nothing to keep for them; kept again from the next tick when they resume. */
-    if (d->chunking && r->chunk_after_s <= 0)
-        span_cache_reset(d->spans);
-    d->chunking = r->chunk_after_s > 0;
+    if (d->maint_next == 0) {
+        /* No chunk steps, nothing to keep for them; kept again from the next tick when they
+         * resume. */
+        if (d->chunking && r->chunk_after_s <= 0)
+            span_cache_reset(d->spans);
+        d->chunking = r->chunk_after_s > 0;
+        d->maint_more = 0;
+    }
     d->maintaining = 1;
-    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+    while (d->maint_next < nsteps) {
+        int i = d->maint_next++;
+        int64_t cpu0 = clock_thread_cpu_ns();
+
         rc = step_done(d->begin);
         if (rc == 0)
             rc = steps[i](d, now_ms, r);
         if (rc >= 0) {
-            more |= rc;
+            d->maint_more |= rc;
             rc = step_done(d->commit);
         }
+        work_add(d, DB_WORK_MINUTES + i, cpu0);
         if (rc < 0) {
             rollback(d);
             /* The running hour may hold a minute whose buckets were just rolled back. */
             hacc_drop(d);
             d->maintaining = 0;
+            d->maint_next = 0;
             return rc;
+        }
+        if (d->maint_next < nsteps && clock_thread_cpu_ns() - cpu0 >= split_ns) {
+            d->maintaining = 0;
+            return 1;
         }
     }
     d->maintaining = 0;
-    return more;
+    d->maint_next = 0;
+    return d->maint_more;
 }
 
 char *db_schema_sql(void)

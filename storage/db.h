@@ -87,6 +87,36 @@ void db_set_incremental_rollups(struct db *d, int on);
  * negative errno on error (nothing half-done stays: each step is its own transaction).
  */
 int db_maintain(struct db *d, int64_t now_ms, const struct db_retention *r);
+/*
+ * db_maintain's round of steps (minutes, hours, chunks, merge, retention, size, each its own
+ * transaction), split: the call returns 1 after a step that took `split_ns` of the thread's CPU
+ * time or more while steps of the round are left, and the next call (db_maintain's too) goes on
+ * from the step after it. At 1 000 disks a chunk step and a merge step take 10-25 ms each, and one
+ * call held both. Returns as db_maintain does otherwise.
+ */
+int db_maintain_split(struct db *d, int64_t now_ms, const struct db_retention *r, int64_t split_ns);
+
+/* The writer's work on the connection since the open, by kind, in the thread's CPU time: the
+ * ticks' transactions (a checkpoint their commit made included), the roll-up buckets written ahead,
+ * each step of db_maintain, and the checkpoints the caller asked for. For /api/v1/health. */
+enum db_work_kind {
+    DB_WORK_TICKS,
+    DB_WORK_AHEAD,
+    DB_WORK_MINUTES,
+    DB_WORK_HOURS,
+    DB_WORK_CHUNKS,
+    DB_WORK_MERGE,
+    DB_WORK_RETENTION,
+    DB_WORK_SIZE,
+    DB_WORK_CHECKPOINT,
+    DB_WORK_KINDS
+};
+struct db_work {
+    int64_t n;              /* calls (transactions, steps, checkpoints) */
+    int64_t cpu_ns, max_ns; /* their CPU time, all told and the longest one */
+};
+void db_work_get(struct db *d, struct db_work out[DB_WORK_KINDS]);
+const char *db_work_name(int kind); /* "ticks", "ahead", "minutes", ... */
 
 /*
  * Checkpoint the WAL into the database and truncate it to zero bytes (SQLITE_CHECKPOINT_TRUNCATE),

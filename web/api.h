@@ -8,6 +8,7 @@
 #define PERFLOG_API_H
 
 #include "base/printf_attr.h"
+#include "storage/db.h"
 #include "storage/query/live.h"
 #include "storage/reader.h"
 
@@ -73,6 +74,8 @@ struct api_stats {
     /* the chunk steps' slices coded from the writer's span cache and read back from the tables,
      * and the cache's bytes (storage/span_cache.h), as of the writer's last maintenance */
     int64_t chunk_slices_cached, chunk_slices_read, writer_span_cache_bytes;
+    /* the writer's work by kind, in its thread's CPU time, as of its last maintenance */
+    struct db_work writer_work[DB_WORK_KINDS];
 };
 
 /* The token settings; a reload publishes a new one (api_env.auth), never changes one in place. */

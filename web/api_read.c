@@ -77,6 +77,26 @@ static json_t *health_warnings(const struct api_env *env)
 }
 
 /* Whether export's tz= can name zones here: the tz database answers for Etc/UTC. */
+
+/* The writer's work by kind (storage/db.h db_work_get): calls, CPU time all told and the longest
+ * call, in ms; the longest is what bench/writer_burst.py's bursts are made of. */
+static int health_work(json_t *j, const struct api_stats *st)
+{
+    json_t *w = json_object();
+
+    if (!w || json_object_set_new(j, "writer_work", w) < 0)
+        return -ENOMEM;
+    for (int k = 0; k < DB_WORK_KINDS; k++) {
+        const struct db_work *x = &st->writer_work[k];
+        json_t *o = json_pack("{s:I, s:f, s:f}", "n", (json_int_t)x->n, "cpu_ms",
+                              (double)x->cpu_ns / 1e6, "max_ms", (double)x->max_ns / 1e6);
+
+        if (!o || json_object_set_new(w, db_work_name(k), o) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 static int tz_database_here(void)
 {
     struct tz_zone *z = NULL;
@@ -132,6 +152,10 @@ int api_health(const struct api_call *c, struct api_response *out)
         st.runs_table_open, "http_readers_opened", (json_int_t)st.http_readers_opened);
     if (!j)
         return -ENOMEM;
+    if (health_work(j, &st) < 0) {
+        json_decref(j);
+        return -ENOMEM;
+    }
     s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
     json_decref(j);
     if (!s)

@@ -282,10 +282,22 @@ def main():
             if plain < 700:
                 break
             time.sleep(0.5)
-        rests = d.get_json("/api/v1/health")[1].get("wakeups", {}).get("writer_rests")
+        health = d.get_json("/api/v1/health")[1]
+        rests = health.get("wakeups", {}).get("writer_rests")
         check(plain is not None and plain < 700 and isinstance(rests, int) and rests >= 1,
               f"the daemon chunked its 30 min backlog ({plain} plain ticks left), resting "
               f"{rests} times between its steps")
+        # The writer's account of its work by kind (storage/db.h db_work_get), as of its last
+        # maintenance: the backlog's chunk and merge steps are in it, each kind's longest call
+        # within its total.
+        ww = health.get("writer_work", {})
+        kinds = ["ticks", "ahead", "minutes", "hours", "chunks", "merge", "retention", "size",
+                 "checkpoint"]
+        check(sorted(ww) == sorted(kinds) and
+              all(0 <= ww[k]["max_ms"] <= ww[k]["cpu_ms"] + 1e-9 for k in kinds) and
+              ww["chunks"]["n"] >= 1 and ww["chunks"]["cpu_ms"] > 0 and
+              ww["merge"]["n"] >= 1 and ww["ticks"]["n"] >= 1,
+              f"/api/v1/health writer_work counts the backlog's steps by kind: {ww}")
         for x in daemons:
             x.stop()
         daemons = []

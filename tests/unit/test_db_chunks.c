@@ -1359,6 +1359,97 @@ static void test_others_edits_reach_chunks(void)
     free(after);
 }
 
+/* The maintenance kinds of db_work_get's n (DB_WORK_MINUTES ... DB_WORK_SIZE), summed. */
+static int64_t maint_calls(struct db *d, int64_t per_kind[DB_WORK_KINDS])
+{
+    struct db_work w[DB_WORK_KINDS];
+    int64_t sum = 0;
+
+    db_work_get(d, w);
+    for (int k = DB_WORK_MINUTES; k <= DB_WORK_SIZE; k++) {
+        per_kind[k] = w[k].n;
+        sum += w[k].n;
+    }
+    return sum;
+}
+
+/*
+ * db_maintain_split (the writer's: a call ends after a step that took split_ns of CPU time) with
+ * split_ns 0 runs one step a call, the round's steps in order (db_work_get's counts), and a round
+ * cut after its minute step by 600 more ticks, as the writer's ticks come between calls, leaves
+ * the same values, roll-ups, chunks and ticks as db_maintain's whole rounds on the same ticks.
+ */
+static void test_split_rounds(void)
+{
+    struct db_retention chunked = {7, 90, 1825, 0, 600};
+    int64_t now = T0 + (NTICKS + 1200) * 1000LL, kinds[DB_WORK_KINDS], before[DB_WORK_KINDS];
+    char path[2][256], err[512], *values[2], *rollups[2];
+    struct db *d[2];
+    int calls = 0, in_order = 1, one_each = 1, more;
+
+    for (int k = 0; k < 2; k++) {
+        unsigned seed = 21;
+
+        snprintf(path[k], sizeof(path[k]), "%s/%s.db", dir, k ? "split" : "whole");
+        CHECK_INT(db_open(path[k], "testhost", &d[k], err, sizeof(err)), 0);
+        CHECK_INT(write_ticks(d[k], 0, NTICKS, T0, &seed), 0);
+        if (k == 0) {
+            CHECK_INT(maintain_all(d[k], T0 + NTICKS * 1000LL, &chunked), 0);
+            CHECK_INT(write_ticks(d[k], NTICKS, 600, T0, &seed), 0);
+            CHECK_INT(maintain_all(d[k], now, &chunked), 0);
+            continue;
+        }
+        /* the first call: the minute step alone */
+        maint_calls(d[k], before);
+        CHECK_INT(db_maintain_split(d[k], T0 + NTICKS * 1000LL, &chunked, 0), 1);
+        CHECK_INT(maint_calls(d[k], kinds), 1);
+        CHECK_INT(kinds[DB_WORK_MINUTES], 1);
+        /* ticks come; the round goes on from its hour step */
+        CHECK_INT(write_ticks(d[k], NTICKS, 600, T0, &seed), 0);
+        do {
+            int64_t n = maint_calls(d[k], before), expect = DB_WORK_MINUTES + (calls + 1) % 6;
+
+            more = db_maintain_split(d[k], calls < 5 ? T0 + NTICKS * 1000LL : now, &chunked, 0);
+            if (maint_calls(d[k], kinds) != n + 1)
+                one_each = 0;
+            if (kinds[expect] != before[expect] + 1 && in_order) {
+                fprintf(stderr, "call %d: not step %lld\n", calls + 1, (long long)expect);
+                in_order = 0;
+            }
+        } while (more > 0 && ++calls < 100000);
+        CHECK_INT(more, 0);
+        CHECK(one_each);
+        CHECK(in_order);
+        /* calls + 2 steps in whole rounds: the round cut by the ticks, and those after it */
+        CHECK_INT((calls + 2) % 6, 0);
+        CHECK(calls > 6);
+    }
+    for (int k = 0; k < 2; k++) {
+        values[k] = shell_snapshot(path[k], Q_VALUES);
+        rollups[k] = shell_snapshot(path[k], Q_ROLLUPS);
+        db_close(d[k]);
+    }
+    CHECK(count(path[1], "SELECT count(*) FROM obj_disk_chunks") > 0);
+    CHECK(count(path[1], "SELECT count(*) FROM counter_rollups WHERE tier = '1h'") > 0);
+    check_same("counter_values, split rounds against whole", values[0], values[1]);
+    check_same("counter_rollups, split rounds against whole", rollups[0], rollups[1]);
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        char t[64];
+
+        snprintf(t, sizeof(t), "%s_chunks", counter_objects[o].table);
+        if (o == OBJ_PROCESS) /* no process in these ticks: no tables */
+            continue;
+        if (!table_same(path[0], path[1], t))
+            fprintf(stderr, "%s differs\n", t);
+        CHECK(table_same(path[0], path[1], t));
+    }
+    CHECK(table_same(path[0], path[1], "ticks_chunks"));
+    for (int k = 0; k < 2; k++) {
+        free(values[k]);
+        free(rollups[k]);
+    }
+}
+
 /* The cases in groups that ctest runs side by side (tests/CMakeLists.txt): each group a file
  * or more of thousands of ticks, minutes under a sanitizer. No argument runs every group. */
 #define GROUP_MAX 6 /* cases a group, at most */
@@ -1369,6 +1460,7 @@ static void (*const groups[][GROUP_MAX])(void) = {
     {test_chunk_slices}, /* the longest: 100 disks, every value compared before and after */
     {test_one_step_a_span, test_merge_fresh_chunks, test_merge_from_old_window,
      test_fresh_span_continues},
+    {test_split_rounds},
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
