@@ -29,6 +29,7 @@
 #define WRITER_BATCH_MAX  600   /* ticks per transaction */
 #define RETRY_INTERVAL_MS 1000  /* probe period while failing */
 #define MAINT_PERIOD_MS   30000 /* roll-ups and retention at most this often */
+#define MINUTE_MS         60000 /* a roll-up minute (minute_cut) */
 /* Maintenance steps back to back while one more as long as the last still ends within
  * MAINT_BURST_MS, then a rest of MAINT_REST_MS (or until a tick is queued): a backlog of chunk
  * steps (10-15 ms each at 1 000 disks) does not hold a core for the second until the next tick,
@@ -89,19 +90,27 @@ static int writer_pause(struct writer *w, int64_t ms)
     return stop;
 }
 
-/* Take and write one batch. Returns ticks written, 0 when none were queued, or negative errno. */
-static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
+/* Where the next part of batch[from, n) ends: at the first tick of a later minute than the tick
+ * before it, so that db_rollup_ahead sees that tick first in its part (the minute's buckets are
+ * complete only once every tick before it is written). */
+static size_t minute_cut(struct tick *const *batch, size_t from, size_t n)
 {
-    size_t n = queue_pop(w->queue, w->batch, max, wait_ms);
+    for (size_t i = from + 1; i < n; i++)
+        if (batch[i]->wall_ms / MINUTE_MS != batch[i - 1]->wall_ms / MINUTE_MS)
+            return i;
+    return n;
+}
+
+/* Write ticks[0, n), which hold no minute's first tick but (maybe) ticks[0]. */
+static int write_part(struct writer *w, struct tick *const *ticks, size_t n)
+{
     int rc;
 
-    if (n == 0)
-        return 0;
     /* The roll-up buckets that the first tick completes go first, in transactions of their own
      * of at most 512 buckets, each followed by a rest: at 1 000 disks the minute's are 2 300
      * rows, 10-25 ms in one transaction, which the tick's commit carried on top of its own rows
      * (storage/db.h db_rollup_ahead). */
-    while (db_rollup_ahead(w->db, w->batch[0]->wall_ms) > 0)
+    while (db_rollup_ahead(w->db, ticks[0]->wall_ms) > 0)
         if (writer_pause(w, MAINT_REST_MS))
             break;
     /* A checkpoint that a queued tick put off (run_maintenance, writer_main) goes before it, with
@@ -111,13 +120,42 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
         db_checkpoint_passive(w->db);
         (void)writer_pause(w, MAINT_REST_MS);
     }
-    rc = db_write_ticks(w->db, w->batch, n);
+    rc = db_write_ticks(w->db, ticks, n);
     /* The WAL may hold most of the space (a reader kept the checkpoints back): give it back. */
     if (rc == -ENOSPC && db_checkpoint(w->db) == 0)
-        rc = db_write_ticks(w->db, w->batch, n);
+        rc = db_write_ticks(w->db, ticks, n);
+    return rc;
+}
+
+/* Take and write one batch. Returns ticks written, 0 when none were queued, or negative errno. A
+ * batch that holds a minute's first tick after other ticks is written in two transactions, the
+ * tick beginning the second: a batch of two ticks had the minute's first tick second half of the
+ * time, and the minute's buckets then went into the tick's own commit, not ahead of it. */
+static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
+{
+    size_t n = queue_pop(w->queue, w->batch, max, wait_ms), done = 0;
+    int rc = 0;
+
+    if (n == 0)
+        return 0;
+    while (done < n) {
+        size_t end = minute_cut(w->batch, done, n);
+
+        rc = write_part(w, w->batch + done, end - done);
+        if (rc < 0)
+            break;
+        queue_pop_done(w->queue, end - done);
+        for (size_t i = done; i < end; i++) {
+            if (w->batch[i]->wall_ms > w->newest_tick_ms)
+                w->newest_tick_ms = w->batch[i]->wall_ms;
+            tick_free(w->batch[i]);
+        }
+        done = end;
+    }
     if (rc < 0) {
-        queue_give_back_take(w->queue, w->batch, n);
+        queue_give_back_take(w->queue, w->batch + done, n - done);
         pthread_mutex_lock(&w->lock);
+        w->stats.written += done;
         w->stats.write_failures++;
         w->stats.last_error = rc;
         if (!w->stats.failing) {
@@ -134,12 +172,6 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
         pthread_mutex_unlock(&w->lock);
         return rc;
     }
-    queue_pop_done(w->queue, n);
-    for (size_t i = 0; i < n; i++) {
-        if (w->batch[i]->wall_ms > w->newest_tick_ms)
-            w->newest_tick_ms = w->batch[i]->wall_ms;
-        tick_free(w->batch[i]);
-    }
     pthread_mutex_lock(&w->lock);
     if (w->stats.failing) {
         struct queue_stats qs;
@@ -155,6 +187,7 @@ static int64_t write_batch(struct writer *w, size_t max, int64_t wait_ms)
     w->stats.failing = 0;
     w->stats.written += n;
     w->stats.last_commit_wall_ms = clock_wall_ns() / 1000000;
+    db_work_get(w->db, w->stats.work);
     pthread_mutex_unlock(&w->lock);
     return (int64_t)n;
 }

@@ -9,6 +9,7 @@
 #include "storage/reader.h"
 #include "testlib.h"
 
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -81,6 +82,53 @@ static void run(const char *name, int64_t commit_ms, int n)
     delta_free(d);
 }
 
+/*
+ * A batch that holds a minute's first tick after other ticks: the writer writes the ticks before
+ * it, then the minute's roll-up buckets ahead of it (storage/db.h db_rollup_ahead), then it. The
+ * ticks are queued before the writer starts, so its first batch holds 128 of them, two minutes'
+ * first ticks among them and not first: before the batch was cut there, both minutes' buckets went
+ * into the ticks' commit and nothing was written ahead. Where the SQLite library runs no running
+ * roll-ups (3.43 and later), nothing is ever written ahead.
+ */
+static void test_minute_ahead(void)
+{
+    struct writer_settings ws = {
+        .commit_interval_ms = 2000, .tick_interval_ms = 1000, .retention = {7, 90, 1825, 0}};
+    struct delta_state *d = delta_new();
+    struct tick_queue *q = queue_new(256);
+    int64_t t0 = T0, guard = 0;
+    struct writer_stats st;
+    char path[256], err[512];
+    struct writer *w;
+    struct db *db;
+    int n = 150;
+
+    /* tick 1 is a minute's first, and so are ticks 61 and 121 */
+    T0 = (T0 / 60000) * 60000 - 1000;
+    snprintf(path, sizeof(path), "%s/ahead.db", dir);
+    CHECK_INT(db_open(path, "testhost", &db, err, sizeof(err)), 0);
+    for (int i = 0; i < n; i++)
+        CHECK_INT(queue_push_take(q, mk(d, i)), 0);
+    w = writer_start_take(db, q, &ws, err, sizeof(err));
+    CHECK(w != NULL);
+    do {
+        struct timespec ts = {0, 10000000};
+
+        nanosleep(&ts, NULL);
+        writer_get_stats(w, &st);
+    } while (st.written < (uint64_t)n && ++guard < 1000);
+    CHECK_INT(st.written, n);
+    if (sqlite3_libversion_number() < 3043000)
+        CHECK(st.work[DB_WORK_AHEAD].n >= 2);
+    else
+        CHECK_INT(st.work[DB_WORK_AHEAD].n, 0);
+    CHECK(st.work[DB_WORK_TICKS].n >= 3);
+    CHECK_INT(writer_stop(w, 10000), 0);
+    queue_free(q);
+    delta_free(d);
+    T0 = t0;
+}
+
 int main(void)
 {
     char cmd[300];
@@ -93,6 +141,7 @@ int main(void)
     run("each", 0, 20);        /* a commit per tick */
     run("gathered", 60000, 7); /* gathered for a minute: only the stop commits them */
     run("none", 0, 0);
+    test_minute_ahead();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
