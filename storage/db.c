@@ -3002,6 +3002,10 @@ int db_maintain_split(struct db *d, int64_t now_ms, const struct db_retention *r
     const int nsteps = (int)(sizeof(steps) / sizeof(steps[0]));
     int rc;
 
+    /* Step i's work is accounted as DB_WORK_MINUTES + i: the kinds name the steps in this order. */
+    _Static_assert(sizeof(steps) / sizeof(steps[0]) == DB_WORK_SIZE - DB_WORK_MINUTES + 1,
+                   "one work kind a maintenance step");
+
     if (d->maint_next == 0) {
         /* No chunk steps, nothing to keep for them; kept again from the next tick when they
          * resume. */
