@@ -20,7 +20,9 @@ Checks: nothing crashes or stalls (ticks keep arriving after each step, the daem
 SIGTERM, it used little CPU); every stored interval_ms is 1000±20 and missed = 0 (intervals come from
 the monotonic clock); t_ms follows the wall clock (it jumps by the step); each step is logged
 ('wall clock stepped') with its size; PRAGMA integrity_check is 'ok'; and counter_values queries over
-t_ms ranges before, after and across the steps return the rows of those ticks.
+t_ms ranges before, after and across the steps return the rows of those ticks. A run during which
+the machine's own clock moved more than 50 ms (this process reads it against the monotonic clock)
+is made once more: those checks cannot tell such a step from the daemon's fault.
 """
 import glob
 import os
@@ -74,10 +76,16 @@ def set_offset(path, text):
     os.replace(tmp, path)
 
 
-def main():
-    lib = faketime_library()
-    if not check(lib is not None, f"libfaketime.so.1 found ({lib}); Debian package libfaketime"):
-        finish()
+def real_clock_offset_ns():
+    """The real wall clock against the monotonic one, read in this process (no libfaketime here).
+    It moves only when the machine's own clock is stepped (an NTP step, a hypervisor's correction);
+    a slew moves it by at most 0.5 ms a second."""
+    return time.time_ns() - time.monotonic_ns()
+
+
+def record(lib):
+    """Run perflogd through the four phases. Returns what the checks need, and how far the
+    machine's real clock moved meanwhile."""
     work = tempfile.mkdtemp(prefix="perflog-clockstep-")
     tsfile = os.path.join(work, "faketime-offset")
     set_offset(tsfile, PHASES[0][0])
@@ -92,14 +100,15 @@ def main():
         "FAKETIME_FORCE_MONOTONIC_FIX": "0",
     }
     d = Daemon(args=["--interval", str(IV)], workdir=work, env=env)
-    phase_rows = []  # per phase: (first tick id, last tick id, real time of the step)
+    r = {"d": d, "phase_rows": [], "phases": [], "started": None}
+    real0 = real_clock_offset_ns()
     try:
         t0 = time.time()
         try:
             d.start(wait_ticks=1, timeout=10)
         except RuntimeError as e:
-            check(False, f"perflogd starts under libfaketime: {e}")
-            finish()
+            r["started"] = str(e)
+            return r
         count = d.tick_count()
         for i, (offset, step) in enumerate(PHASES):
             t_step = time.time()
@@ -110,17 +119,46 @@ def main():
             try:
                 d.wait_ticks(count + TICKS_PER_PHASE, timeout=TICKS_PER_PHASE * IV / 1000 + 5)
                 waited = time.time() - t_step
-                check(True, f"phase {i} (offset {offset}): {TICKS_PER_PHASE} more ticks within {waited:.1f} s")
+                r["phases"].append((True, f"phase {i} (offset {offset}): {TICKS_PER_PHASE} more ticks "
+                                          f"within {waited:.1f} s"))
             except RuntimeError as e:
-                check(False, f"phase {i} (offset {offset}): ticks stopped after the step: {e}")
+                r["phases"].append((False, f"phase {i} (offset {offset}): ticks stopped after the step: {e}"))
                 break
             count = d.tick_count()
             last_id = d.query("SELECT max(id) FROM ticks")[0][0]
-            phase_rows.append((first_id, last_id, t_step, step))
-        cpu = proc_cpu_seconds(d.proc.pid)
-        elapsed = time.time() - t0
+            r["phase_rows"].append((first_id, last_id, t_step, step))
+        r["cpu"] = proc_cpu_seconds(d.proc.pid)
+        r["elapsed"] = time.time() - t0
     finally:
-        rc = d.stop()
+        r["rc"] = d.stop()
+        r["real_step_ms"] = (real_clock_offset_ns() - real0) / 1e6
+    return r
+
+
+def main():
+    lib = faketime_library()
+    if not check(lib is not None, f"libfaketime.so.1 found ({lib}); Debian package libfaketime"):
+        finish()
+    # The interval and grid checks below cannot tell the daemon's fault from a step of the machine's
+    # own clock: a CI run of 2026-12-07 saw the wall clock move 384 ms ahead 4 s after the last
+    # faked step and stay there (t_ms off the grid at tick 25 and after, and a tick 616 ms later to
+    # come back onto it: which is right). When the real clock moved during the run, the run is
+    # made once more; a second such run fails on its checks like any other.
+    for attempt in (1, 2):
+        r = record(lib)
+        moved = r.get("real_step_ms", 0.0)
+        print(f"the machine's real clock moved {moved:+.1f} ms against the monotonic clock "
+              f"during run {attempt}", flush=True)
+        if abs(moved) <= 50 or attempt == 2 or r["started"] is not None:
+            break
+        print("  more than 50 ms: the machine's clock was stepped; the run is made once more", flush=True)
+    d, phase_rows = r["d"], r["phase_rows"]
+    if r["started"] is not None:
+        check(False, f"perflogd starts under libfaketime: {r['started']}")
+        finish()
+    for ok, what in r["phases"]:
+        check(ok, what)
+    rc, cpu, elapsed = r["rc"], r["cpu"], r["elapsed"]
     check(rc == 0, f"SIGTERM exit code {rc} (want 0)")
     check(cpu < 0.1 * elapsed, f"perflogd used {cpu:.2f} s of CPU in {elapsed:.1f} s (want < 10%: no busy wait)")
 
