@@ -282,6 +282,7 @@ static void daemon_stats(void *arg, struct api_stats *out)
     out->wakeups_main = atomic_load(&d->main_wakeups);
     out->writer_rests = ws.maint_rests;
     out->writer_resumes = ws.maint_resumes;
+    out->writer_tick_rests = ws.tick_rests;
     memcpy(out->writer_work, ws.work, sizeof(out->writer_work));
     out->runs_table_open = d->runs ? runs_db_is_open(runs_table(d->runs)) : 0;
     out->http_readers_opened = http_readers_opened(atomic_load(&d->srv));

@@ -41,6 +41,12 @@
  * steps left for the next call: the writer's burst logic then sees each long step alone (a chunk
  * step and a merge step in one call were 30-45 ms at 1 000 disks). */
 #define MAINT_SPLIT_MS 2
+/* Inside a transaction of ticks, after a tick's rows: a rest of TICK_REST_MS once the transaction
+ * has used TICK_BURST_MS of CPU since it began or since its last rest (db_set_tick_pause). At
+ * 1 000 disks a tick's rows are 5-6 ms, and two ticks and their commit were one burst of 12-22 ms;
+ * on a machine of a few disks a tick is a fraction of a millisecond and never rests. */
+#define TICK_BURST_MS 4
+#define TICK_REST_MS  5
 
 struct writer {
     pthread_t thread;
@@ -53,6 +59,7 @@ struct writer {
     int stop;
     uint64_t dropped_at_failure; /* the queue's drop count when the failure began; writer thread */
     int64_t newest_tick_ms;      /* wall time of the newest tick written; writer thread */
+    int64_t tick_cpu0;           /* thread CPU time at the transaction's start or last rest */
     struct tick *batch[WRITER_BATCH_MAX];
 };
 
@@ -101,6 +108,21 @@ static size_t minute_cut(struct tick *const *batch, size_t from, size_t n)
     return n;
 }
 
+/* db_set_tick_pause: a rest inside a transaction of ticks, once it has been on the CPU for
+ * TICK_BURST_MS. A tick queued meanwhile waits, as it would behind the transaction's CPU time. */
+static void tick_pause(void *arg)
+{
+    struct writer *w = arg;
+
+    if (clock_thread_cpu_ns() - w->tick_cpu0 < TICK_BURST_MS * 1000000LL)
+        return;
+    pthread_mutex_lock(&w->lock);
+    w->stats.tick_rests++;
+    pthread_mutex_unlock(&w->lock);
+    (void)writer_pause(w, TICK_REST_MS); /* a stop finishes the transaction first */
+    w->tick_cpu0 = clock_thread_cpu_ns();
+}
+
 /* Write ticks[0, n), which hold no minute's first tick but (maybe) ticks[0]. */
 static int write_part(struct writer *w, struct tick *const *ticks, size_t n)
 {
@@ -120,10 +142,13 @@ static int write_part(struct writer *w, struct tick *const *ticks, size_t n)
         db_checkpoint_passive(w->db);
         (void)writer_pause(w, MAINT_REST_MS);
     }
+    w->tick_cpu0 = clock_thread_cpu_ns();
     rc = db_write_ticks(w->db, ticks, n);
     /* The WAL may hold most of the space (a reader kept the checkpoints back): give it back. */
-    if (rc == -ENOSPC && db_checkpoint(w->db) == 0)
+    if (rc == -ENOSPC && db_checkpoint(w->db) == 0) {
+        w->tick_cpu0 = clock_thread_cpu_ns();
         rc = db_write_ticks(w->db, ticks, n);
+    }
     return rc;
 }
 
@@ -397,6 +422,7 @@ struct writer *writer_start_take(struct db *db, struct tick_queue *q,
         return NULL;
     }
     w->db = db;
+    db_set_tick_pause(db, tick_pause, w);
     w->queue = q;
     w->settings = *s;
     pthread_mutex_init(&w->lock, NULL);
@@ -404,6 +430,7 @@ struct writer *writer_start_take(struct db *db, struct tick_queue *q,
     rc = pthread_create(&w->thread, NULL, writer_main, w);
     if (rc != 0) {
         snprintf(err, errlen, "writer: cannot start thread: %s", strerror(rc));
+        db_set_tick_pause(db, NULL, NULL);
         pthread_cond_destroy(&w->wake);
         pthread_mutex_destroy(&w->lock);
         free(w);

@@ -35,6 +35,7 @@ struct writer_stats {
     int64_t slices_cached, slices_read, span_cache_bytes; /* struct db_mem's, same time */
     uint64_t maint_rests;   /* rests between maintenance steps (MAINT_BURST_MS reached) */
     uint64_t maint_resumes; /* maintenance backlogs taken up again right after a write */
+    uint64_t tick_rests;    /* rests inside a transaction of ticks (TICK_BURST_MS reached) */
     struct db_work work[DB_WORK_KINDS]; /* db_work_get after the last batch or maintenance */
 };
 

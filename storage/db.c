@@ -64,9 +64,11 @@ struct bucket_pos {
 struct db {
     sqlite3 *conn;
     char *path;
-    sqlite3_stmt *begin, *commit; /* prepared once: a tick must not pay for parsing */
-    struct stmt_cache sc;         /* maintenance's statements: meta, query_int (stmt_cache.h) */
-    int64_t mem_schema_version;   /* the schema's version when mem_schema_bytes was measured */
+    sqlite3_stmt *begin, *commit;  /* prepared once: a tick must not pay for parsing */
+    void (*tick_pause)(void *arg); /* db_set_tick_pause */
+    void *tick_pause_arg;
+    struct stmt_cache sc;       /* maintenance's statements: meta, query_int (stmt_cache.h) */
+    int64_t mem_schema_version; /* the schema's version when mem_schema_bytes was measured */
     int64_t mem_schema_bytes;
     sqlite3_stmt *ins_tick;
     sqlite3_stmt *ins_row[OBJ_COUNT];
@@ -1399,6 +1401,12 @@ static int rollup_ahead(struct db *d, int64_t wall_ms)
     return 1;
 }
 
+void db_set_tick_pause(struct db *d, void (*pause)(void *arg), void *arg)
+{
+    d->tick_pause = pause;
+    d->tick_pause_arg = arg;
+}
+
 void db_set_rollup_slice(struct db *d, size_t rows)
 {
     d->slice_rows = rows ? rows : ROLLUP_SLICE_ROWS;
@@ -1414,8 +1422,11 @@ int db_write_ticks(struct db *d, struct tick *const *ticks, size_t n)
     (void)walbuf_attach(d->conn);
     rc = step_done(d->begin);
 
-    for (size_t i = 0; rc == 0 && i < n; i++)
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         rc = write_tick(d, ticks[i]);
+        if (rc == 0 && d->tick_pause)
+            d->tick_pause(d->tick_pause_arg);
+    }
     if (rc == 0)
         rc = step_done(d->commit);
     if (rc < 0) {

@@ -65,6 +65,7 @@ struct api_stats {
     uint64_t wakeups_runs, wakeups_main; /* times those threads left their waits (debug) */
     uint64_t writer_rests;               /* the writer's rests between maintenance steps (debug) */
     uint64_t writer_resumes;             /* maintenance backlogs taken up after a write (debug) */
+    uint64_t writer_tick_rests;          /* rests inside a transaction of ticks (debug) */
     int runs_table_open;                 /* the runs table's connection is open (runs_db_hold) */
     uint64_t http_readers_opened;        /* read connections the HTTP workers have opened */
     /* SQLite's memory on the writer's connection at its last maintenance (0 before): prepared

@@ -124,7 +124,7 @@ int api_health(const struct api_call *c, struct api_response *out)
     j = json_pack(
         "{s:s, s:s, s:s, s:I, s:f, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:b, "
         "s:{s:s, s:o, s:I, s:I, s:{s:I, s:I, s:I}, s:{s:I, s:I}}, s:o, s:o, s:{s:I, s:I, s:I, "
-        "s:I}, "
+        "s:I, s:I}, "
         "s:b, s:{s:o, s:{s:I, s:I, s:I}, s:I, "
         "s:b, "
         "s:i}}",
@@ -144,9 +144,10 @@ int api_health(const struct api_call *c, struct api_response *out)
         (json_int_t)st.chunk_slices_cached, "read", (json_int_t)st.chunk_slices_read, "problems",
         problems, "warnings", health_warnings(env), "wakeups", "runs", (json_int_t)st.wakeups_runs,
         "main", (json_int_t)st.wakeups_main, "writer_rests", (json_int_t)st.writer_rests,
-        "writer_resumes", (json_int_t)st.writer_resumes, "tz_database", tz_database_here(),
-        "memory", "heap_in_use_bytes", heap >= 0 ? json_integer(heap) : json_null(),
-        "writer_sqlite", "statements_bytes", (json_int_t)st.writer_stmt_bytes, "schema_bytes",
+        "writer_resumes", (json_int_t)st.writer_resumes, "writer_tick_rests",
+        (json_int_t)st.writer_tick_rests, "tz_database", tz_database_here(), "memory",
+        "heap_in_use_bytes", heap >= 0 ? json_integer(heap) : json_null(), "writer_sqlite",
+        "statements_bytes", (json_int_t)st.writer_stmt_bytes, "schema_bytes",
         (json_int_t)st.writer_schema_bytes, "cache_bytes", (json_int_t)st.writer_cache_bytes,
         "writer_span_cache_bytes", (json_int_t)st.writer_span_cache_bytes, "runs_table_open",
         st.runs_table_open, "http_readers_opened", (json_int_t)st.http_readers_opened);

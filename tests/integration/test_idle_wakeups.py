@@ -83,6 +83,10 @@ def idle_and_run():
               f"the run manager does not wake with no run open: {w0['runs']} -> {w1['runs']}")
         check(w1["main"] == w0["main"],
               f"the main thread does not wake without a signal: {w0['main']} -> {w1['main']}")
+        check(w1["writer_tick_rests"] == w0["writer_tick_rests"],
+              f"the writer does not rest inside its transactions of this machine's ticks (a "
+              f"fraction of a ms each; it rests after 4 ms): {w0['writer_tick_rests']} -> "
+              f"{w1['writer_tick_rests']}")
         check(used["sampler"] > 0, f"the sampler ran: {used['sampler']} ns")
         check(used["runs"] + used["main"] < 0.02 * used["sampler"],
               f"run manager + main use under 2% of the sampler's CPU: "

@@ -915,6 +915,69 @@ static void test_ahead_leaves_checkpoint(void)
     db_close(d);
 }
 
+/*
+ * db_set_tick_pause: the function runs after each tick's rows, inside the transaction, so a reader
+ * sees none of the batch while the writer rests in it (the batch commits whole); it runs once a
+ * tick, the last before the commit; without one set, nothing is called.
+ */
+struct pause_seen {
+    sqlite3 *peer;
+    int calls;
+    int64_t ticks_seen[8];
+};
+
+static void pause_peek(void *arg)
+{
+    struct pause_seen *p = arg;
+    sqlite3_stmt *st;
+
+    if (p->calls < 8 &&
+        sqlite3_prepare_v2(p->peer, "SELECT count(*) FROM ticks", -1, &st, NULL) == SQLITE_OK) {
+        p->ticks_seen[p->calls] = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        sqlite3_finalize(st);
+    }
+    p->calls++;
+}
+
+static void test_tick_pause(void)
+{
+    const int64_t t0 = 1795968000000LL;
+    struct pause_seen seen = {0};
+    char path[256], err[512];
+    unsigned seed = 31;
+    struct db *d;
+
+    path_in_dir(path, sizeof(path), "pause.db");
+    CHECK_INT(db_open(path, "h", &d, err, sizeof(err)), 0);
+    write_batch(d, t0, 0, 2, &seed); /* no pause set: nothing called */
+    CHECK_INT(sqlite3_open(path, &seen.peer), SQLITE_OK);
+    db_set_tick_pause(d, pause_peek, &seen);
+    write_batch(d, t0, 2, 3, &seed);
+    CHECK_INT(seen.calls, 3);
+    for (int k = 0; k < 3; k++)
+        CHECK_INT(seen.ticks_seen[k], 2); /* the batch's ticks are not visible in its rests */
+    write_batch(d, t0, 5, 1, &seed);
+    CHECK_INT(seen.calls, 4);
+    CHECK_INT(seen.ticks_seen[3], 5);
+    db_set_tick_pause(d, NULL, NULL);
+    write_batch(d, t0, 6, 2, &seed);
+    CHECK_INT(seen.calls, 4);
+    {
+        sqlite3_stmt *st;
+
+        CHECK_INT(sqlite3_prepare_v2(seen.peer, "SELECT count(*), min(t_ms), max(t_ms) FROM ticks",
+                                     -1, &st, NULL),
+                  SQLITE_OK);
+        CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+        CHECK_INT(sqlite3_column_int64(st, 0), 8);
+        CHECK_INT(sqlite3_column_int64(st, 1), t0);
+        CHECK_INT(sqlite3_column_int64(st, 2), t0 + 7000);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(seen.peer);
+    db_close(d);
+}
+
 int main(void)
 {
     char cmd[300];
@@ -936,6 +999,7 @@ int main(void)
     test_maint_leaves_checkpoint();
     test_ahead_leaves_checkpoint();
     test_wal_budget();
+    test_tick_pause();
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);

@@ -129,6 +129,77 @@ static void test_minute_ahead(void)
     T0 = t0;
 }
 
+/* A tick of `disks` disks at T0 + i seconds. */
+static struct tick *mk_disks(struct delta_state *d, int i, int disks)
+{
+    struct raw_sample s = {0};
+    struct tick *t;
+
+    for (int k = 0; k < disks; k++) {
+        char name[16];
+        struct raw_row *r;
+
+        snprintf(name, sizeof(name), "sd%d", k);
+        r = raw_object_add(&s.obj[OBJ_DISK], name, strlen(name));
+        r->flags = RAW_IN_TOTAL;
+        r->present = (1ull << DISK_NFIELDS) - 1;
+        for (int f = 0; f < DISK_NFIELDS; f++)
+            r->v[f] = (uint64_t)(1000 * i + k + f);
+    }
+    t = delta_tick(d, &s, T0 + 1000 * i, i ? 1000 : 0, 0);
+    raw_sample_free(&s);
+    return t;
+}
+
+/*
+ * The writer rests inside a transaction of ticks once it has used TICK_BURST_MS (4 ms) of CPU
+ * (db_set_tick_pause): ticks of 4 000 disks (80 000 values, tens of ms each even on a fast
+ * machine) rest after each tick; ticks of one disk never do, however many go in one transaction,
+ * so a small machine's writer wakes no more often than before. Every tick is stored either way.
+ */
+static void run_rests(const char *name, int disks, int n, int want_rests)
+{
+    struct writer_settings ws = {
+        .commit_interval_ms = 2000, .tick_interval_ms = 1000, .retention = {7, 90, 1825, 0}};
+    struct delta_state *d = delta_new();
+    struct tick_queue *q = queue_new(64);
+    struct reader *rd = NULL;
+    struct seen seen = {0};
+    struct writer_stats st;
+    char path[256], err[512];
+    struct writer *w;
+    struct db *db;
+    int guard = 0;
+
+    snprintf(path, sizeof(path), "%s/%s.db", dir, name);
+    CHECK_INT(db_open(path, "testhost", &db, err, sizeof(err)), 0);
+    /* queued before the writer starts: one batch (a minute's first tick may cut it in two) */
+    for (int i = 0; i < n; i++)
+        CHECK_INT(queue_push_take(q, mk_disks(d, i, disks)), 0);
+    w = writer_start_take(db, q, &ws, err, sizeof(err));
+    CHECK(w != NULL);
+    do {
+        struct timespec ts = {0, 10000000};
+
+        nanosleep(&ts, NULL);
+        writer_get_stats(w, &st);
+    } while (st.written < (uint64_t)n && ++guard < 3000);
+    CHECK_INT(st.written, n);
+    fprintf(stderr, "%d ticks of %d disks: %llu rests in %llu transactions of ticks\n", n, disks,
+            (unsigned long long)st.tick_rests, (unsigned long long)st.work[DB_WORK_TICKS].n);
+    if (want_rests)
+        CHECK(st.tick_rests >= (uint64_t)n - st.work[DB_WORK_TICKS].n);
+    else
+        CHECK_INT(st.tick_rests, 0);
+    CHECK_INT(writer_stop(w, 10000), 0);
+    CHECK_INT(reader_open(path, &rd, err, sizeof(err)), 0);
+    CHECK_INT(reader_ticks(rd, T0 - 1000, T0 + 1000 * n, seen_cb, &seen), 0);
+    CHECK_INT(seen.n, n);
+    reader_close(rd);
+    queue_free(q);
+    delta_free(d);
+}
+
 int main(void)
 {
     char cmd[300];
@@ -142,6 +213,8 @@ int main(void)
     run("gathered", 60000, 7); /* gathered for a minute: only the stop commits them */
     run("none", 0, 0);
     test_minute_ahead();
+    run_rests("rests", 4000, 4, 1);
+    run_rests("no_rests", 1, 40, 0);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     if (system(cmd) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
