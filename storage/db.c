@@ -2008,7 +2008,7 @@ static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, in
     struct chunk_slice sl = {0};
     int rc;
 
-    if (span_cache_covers(d->spans, lo)) {
+    if (span_cache_covers(d->spans, lo, hi)) {
         struct slice_fill fill = {&sl, span_cap(lo, hi), od->nfields};
 
         rc = span_cache_take(d->spans, o, lo, hi, a, b_end, slice_point, &fill);

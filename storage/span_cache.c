@@ -18,11 +18,33 @@ struct inst_points {
     uint64_t v[];
 };
 
+/*
+ * The rows of the last few ticks, as given, before they are coded into the instances' points.
+ * Why: coding a row touches its instance's state and the end of its buffer, two or three cache
+ * lines that nothing else touched since the last tick; at 2 000 instances a tick that was most of
+ * span_cache_add's time, waiting on memory (perf, bench/README.md "nineteenth session"). Rows are
+ * copied here in tick order, one sequential stream, and coded STAGE_TICKS ticks at a time
+ * instance by instance, so an instance's lines are fetched once for all of them.
+ *
+ * A staged row is STAGE_HEAD words (slot, inst, row hint, null mask, field count) and then its
+ * values; row_at[k] is the word where the k-th staged row begins.
+ */
+#define STAGE_TICKS 8
+#define STAGE_HEAD  5
+
+struct stage {
+    uint64_t *w;
+    size_t len, cap; /* words */
+    size_t *row_at;
+    size_t nrows, rows_cap;
+};
+
 struct obj_points {
     struct inst_points **i; /* sorted by inst */
     size_t n, cap;
     struct inst_points **hint; /* by row index: the instance that row had last time */
     size_t nhint, hint_cap;
+    struct stage st;
 };
 
 struct span_cache {
@@ -30,7 +52,9 @@ struct span_cache {
     size_t max_bytes, bytes;
     int64_t from; /* -1: not exact yet; set by the first tick after a reset */
     int64_t tick;
-    int skip; /* the current tick's rows are not kept (a reset in its middle) */
+    int skip;    /* the current tick's rows are not kept (a reset in its middle) */
+    int nstaged; /* ticks begun since the last coding, at most STAGE_TICKS */
+    int64_t staged_tick[STAGE_TICKS]; /* their ids, by slot */
     struct obj_points o[];
 };
 
@@ -75,6 +99,8 @@ static void obj_clear(struct obj_points *op)
     }
     free(op->i);
     free(op->hint);
+    free(op->st.w);
+    free(op->st.row_at);
     memset(op, 0, sizeof(*op));
 }
 
@@ -95,8 +121,11 @@ void span_cache_reset(struct span_cache *c)
         obj_clear(&c->o[o]);
     c->bytes = 0;
     c->from = -1;
+    c->nstaged = 0;
     c->skip = 1; /* until the next tick begins */
 }
+
+static int code_staged(struct span_cache *c);
 
 void span_cache_tick(struct span_cache *c, int64_t tick)
 {
@@ -104,10 +133,15 @@ void span_cache_tick(struct span_cache *c, int64_t tick)
         return;
     if (c->from >= 0 && tick <= c->tick)
         span_cache_reset(c); /* ticks go back: the points after it no longer follow */
+    if (c->nstaged == STAGE_TICKS) {
+        c->skip = 1;          /* the last tick is done: no slot is kept for it */
+        (void)code_staged(c); /* a failure resets the cache: exact again from this tick */
+    }
     if (c->from < 0)
         c->from = tick;
     c->tick = tick;
     c->skip = 0;
+    c->staged_tick[c->nstaged++] = tick;
 }
 
 int64_t span_cache_from(const struct span_cache *c)
@@ -115,8 +149,16 @@ int64_t span_cache_from(const struct span_cache *c)
     return c ? c->from : -1;
 }
 
-int span_cache_covers(const struct span_cache *c, int64_t lo)
+/* Whether a staged tick is at or before `hi` (the staged ticks increase, slot by slot). */
+static int staged_upto(const struct span_cache *c, int64_t hi)
 {
+    return c->nstaged && c->staged_tick[0] <= hi;
+}
+
+int span_cache_covers(struct span_cache *c, int64_t lo, int64_t hi)
+{
+    if (c && staged_upto(c, hi))
+        (void)code_staged(c); /* a failure resets the cache: it covers nothing */
     return c && c->from >= 0 && c->from <= lo;
 }
 
@@ -240,25 +282,48 @@ static struct inst_points *inst_of(struct span_cache *c, struct obj_points *op, 
     return p;
 }
 
-int span_cache_add(struct span_cache *c, int o, size_t r, int64_t inst, const int64_t *v,
-                   uint64_t null_mask, size_t nfields)
+/*
+ * Make room for `need` elements of `size` bytes in *buf (capacity *cap, at least `least` once
+ * grown, doubling), counted in the cache's bytes. Returns 0; 1 past the byte limit, -ENOMEM out
+ * of memory (nothing changed: the caller resets).
+ */
+static int grow(struct span_cache *c, void **buf, size_t *cap, size_t need, size_t size,
+                size_t least)
 {
-    struct inst_points *p;
+    size_t n = *cap ? *cap : least;
+    void *nb;
+
+    if (need <= *cap)
+        return 0;
+    while (n < need)
+        n *= 2;
+    if (c->bytes + (n - *cap) * size > c->max_bytes)
+        return 1;
+    if (!(nb = realloc(*buf, n * size)))
+        return -ENOMEM;
+    c->bytes += (n - *cap) * size;
+    *buf = nb;
+    *cap = n;
+    return 0;
+}
+
+/*
+ * Code one row of tick `tick` into its instance's points. Returns 0; 1 when the cache was reset
+ * (a second row of one tick, the byte limit: nothing staged is left either); -ENOMEM when it was
+ * reset for want of memory.
+ */
+static int point_add(struct span_cache *c, int o, size_t r, int64_t tick, int64_t inst,
+                     const uint64_t *v, uint64_t null_mask, size_t nfields)
+{
+    struct inst_points *p = inst_of(c, &c->o[o], r, inst, nfields);
     uint64_t *last;
     size_t need;
 
-    if (!c || c->skip || c->from < 0)
-        return 0;
-    if (o < 0 || o >= c->nobj || nfields > SPAN_CACHE_MAX_FIELDS)
-        return -EINVAL;
-    if (nfields < SPAN_CACHE_MAX_FIELDS)
-        null_mask &= (UINT64_C(1) << nfields) - 1;
-    p = inst_of(c, &c->o[o], r, inst, nfields);
     if (!p)
         goto nomem;
-    if (c->tick <= p->last_tick) {
+    if (tick <= p->last_tick) {
         span_cache_reset(c); /* a second row of one tick: the table refuses it too */
-        return 0;
+        return 1;
     }
     need = p->len + POINT_MAX(nfields);
     if (need > p->cap) {
@@ -269,7 +334,7 @@ int span_cache_add(struct span_cache *c, int o, size_t r, int64_t inst, const in
             cap = need;
         if (c->bytes + (cap - p->cap) > c->max_bytes) {
             span_cache_reset(c);
-            return 0;
+            return 1;
         }
         if (!(nb = realloc(p->b, cap)))
             goto nomem;
@@ -283,19 +348,126 @@ int span_cache_add(struct span_cache *c, int o, size_t r, int64_t inst, const in
         memcpy(base_v(p), last_v(p), nfields * sizeof(uint64_t));
     }
     last = last_v(p);
-    p->len += put_varint(p->b + p->len, (uint64_t)(c->tick - p->last_tick));
+    p->len += put_varint(p->b + p->len, (uint64_t)(tick - p->last_tick));
     p->len += put_varint(p->b + p->len, null_mask);
     for (size_t f = 0; f < nfields; f++) {
         if (null_mask & (UINT64_C(1) << f))
             continue;
-        p->len += put_varint(p->b + p->len, zigzag((uint64_t)v[f] - last[f]));
-        last[f] = (uint64_t)v[f];
+        p->len += put_varint(p->b + p->len, zigzag(v[f] - last[f]));
+        last[f] = v[f];
     }
-    p->last_tick = c->tick;
+    p->last_tick = tick;
     return 0;
 nomem:
     span_cache_reset(c);
     return -ENOMEM;
+}
+
+/* Code staged row k of object o. As point_add. */
+static int stage_code_row(struct span_cache *c, int o, size_t k)
+{
+    const uint64_t *w = c->o[o].st.w + c->o[o].st.row_at[k];
+
+    return point_add(c, o, (size_t)w[2], c->staged_tick[w[0]], (int64_t)w[1], w + STAGE_HEAD, w[3],
+                     (size_t)w[4]);
+}
+
+/*
+ * Whether object o's staged ticks all have the same rows, instance for instance, in the same
+ * order: then they are coded row by row, each instance's points of all the ticks together.
+ * first[s] is the index of slot s's first row, first[nstaged] the end.
+ */
+static int stage_regular(const struct span_cache *c, const struct stage *st, const size_t *first)
+{
+    size_t n = first[1] - first[0];
+
+    for (int s = 1; s < c->nstaged; s++) {
+        if (first[s + 1] - first[s] != n)
+            return 0;
+        for (size_t k = 0; k < n; k++)
+            if (st->w[st->row_at[first[s] + k] + 1] != st->w[st->row_at[k] + 1])
+                return 0;
+    }
+    return 1;
+}
+
+/*
+ * Code every staged row into the instances' points, in tick order for each instance, and empty
+ * the stage (its buffers are kept). Returns 0; 1 when the cache was reset on the way (a second
+ * row of one tick, the byte limit), -ENOMEM when reset for want of memory.
+ */
+static int code_staged(struct span_cache *c)
+{
+    int rc = 0;
+
+    for (int o = 0; rc == 0 && o < c->nobj; o++) {
+        struct stage *st = &c->o[o].st;
+        size_t first[STAGE_TICKS + 1] = {0};
+        size_t k = 0;
+
+        if (!st->nrows)
+            continue;
+        for (int s = 0; s <= c->nstaged; s++) {
+            while (k < st->nrows && st->w[st->row_at[k]] < (uint64_t)s)
+                k++;
+            first[s] = k;
+        }
+        if (stage_regular(c, st, first)) {
+            size_t n = first[1] - first[0];
+
+            for (size_t i = 0; rc == 0 && i < n; i++)
+                for (int s = 0; rc == 0 && s < c->nstaged; s++)
+                    rc = stage_code_row(c, o, first[s] + i);
+        } else {
+            for (k = 0; rc == 0 && k < st->nrows; k++)
+                rc = stage_code_row(c, o, k);
+        }
+        /* A reset freed the stage: nothing of it is left to empty. */
+        if (rc == 0) {
+            st->len = 0;
+            st->nrows = 0;
+        }
+    }
+    if (rc == 0) {
+        /* The tick in hand, if any, goes on: its next rows stage into the first slot. */
+        c->nstaged = 0;
+        if (c->from >= 0 && !c->skip)
+            c->staged_tick[c->nstaged++] = c->tick;
+    }
+    return rc;
+}
+
+int span_cache_add(struct span_cache *c, int o, size_t r, int64_t inst, const int64_t *v,
+                   uint64_t null_mask, size_t nfields)
+{
+    struct stage *st;
+    uint64_t *w;
+    int rc;
+
+    if (!c || c->skip || c->from < 0)
+        return 0;
+    if (o < 0 || o >= c->nobj || nfields > SPAN_CACHE_MAX_FIELDS)
+        return -EINVAL;
+    if (nfields < SPAN_CACHE_MAX_FIELDS)
+        null_mask &= (UINT64_C(1) << nfields) - 1;
+    st = &c->o[o].st;
+    rc = grow(c, (void **)&st->w, &st->cap, st->len + STAGE_HEAD + nfields, sizeof(*st->w), 256);
+    if (rc == 0)
+        rc = grow(c, (void **)&st->row_at, &st->rows_cap, st->nrows + 1, sizeof(*st->row_at), 64);
+    if (rc != 0) {
+        span_cache_reset(c);
+        return rc < 0 ? rc : 0;
+    }
+    st->row_at[st->nrows++] = st->len;
+    w = st->w + st->len;
+    w[0] = (uint64_t)(c->nstaged - 1);
+    w[1] = (uint64_t)inst;
+    w[2] = (uint64_t)r;
+    w[3] = null_mask;
+    w[4] = nfields;
+    memcpy(w + STAGE_HEAD, v, nfields * sizeof(*v));
+    st->len += STAGE_HEAD + nfields;
+    return 0;
 }
 
 /*
@@ -355,6 +527,13 @@ int span_cache_take(struct span_cache *c, int o, int64_t lo, int64_t hi, int64_t
 
     if (!c || o < 0 || o >= c->nobj)
         return 0;
+    /* Code the staged rows the span needs first (later ones wait: an instance forgotten below
+     * comes back from them as new). A reset on the way leaves a drop nothing to drop, and would
+     * leave a read without points: it fails (span_cache_covers, which codes them too, would
+     * have said no). */
+    if (staged_upto(c, hi) && (rc = code_staged(c)) != 0 && fn)
+        return rc < 0 ? rc : -ESTALE;
+    rc = 0;
     op = &c->o[o];
     k = lower_bound(op, a);
     w = k;

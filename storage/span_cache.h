@@ -19,7 +19,12 @@
  *
  * Per instance, points are (tick, null mask, values) in tick order, coded as varints: the tick's
  * step from the previous point, the mask, then each present field's zig-zag difference from that
- * field's previous present value (0 before the first).
+ * field's previous present value (0 before the first). Rows are first staged as given, in one
+ * sequential buffer per object, and coded a few ticks at a time, instance by instance (see
+ * span_cache.c): a row's instance is touched once for those ticks, not once a tick. So a second
+ * row of one tick, or the byte limit reached while coding, resets the cache when the rows are
+ * coded: when the stage is full, or at the latest in span_cache_covers and span_cache_take for a
+ * span that reaches the staged ticks.
  *
  * Not thread-safe: the writer thread owns it.
  */
@@ -56,8 +61,10 @@ int span_cache_add(struct span_cache *c, int o, size_t r, int64_t inst, const in
 /* The first tick from which the cache holds every row, or -1 (none begun since the reset). */
 int64_t span_cache_from(const struct span_cache *c);
 
-/* Whether every row of ticks lo and later is in the cache. */
-int span_cache_covers(const struct span_cache *c, int64_t lo);
+/* Whether every row of ticks lo and later is in the cache, for a take of ticks [lo, hi]. Codes
+ * the staged rows first when one is of a tick up to hi (a reset on the way, and the answer is
+ * no). */
+int span_cache_covers(struct span_cache *c, int64_t lo, int64_t hi);
 
 /* Raw rows of ticks up to `upto` are being deleted other than by a chunk step: reset when that
  * reaches the ticks the cache answers for. */
@@ -73,11 +80,14 @@ typedef int (*span_cache_point_fn)(void *ctx, int64_t inst, int64_t tick, const 
  * increasing id, each in tick order, to fn (NULL: none); then every point of those instances up
  * to tick hi is dropped, and an instance left with none is forgotten. Returns 0 or what fn
  * returned (the points are then partly dropped: the owner resets the cache with its transaction).
+ * The staged rows are coded first when one is of a tick up to hi; when that resets the cache a
+ * take with fn returns -ENOMEM (out of memory) or -ESTALE (a second row of one tick, the byte
+ * limit) without calling it.
  */
 int span_cache_take(struct span_cache *c, int o, int64_t lo, int64_t hi, int64_t a, int64_t b,
                     span_cache_point_fn fn, void *ctx);
 
-/* Bytes held now: points, buffers and the per-instance state. */
+/* Bytes held now: points, buffers, the per-instance state and the stage. */
 size_t span_cache_bytes(const struct span_cache *c);
 
 #endif
