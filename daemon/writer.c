@@ -249,6 +249,15 @@ static void report_size(struct writer *w, const struct db_retention *r)
         log_info("database %s is under max_db_bytes again", db_path(w->db));
 }
 
+/* The work account as of the last commit (docs/api.md `writer_work`): a round of maintenance
+ * can go on for many commits without a tick's between them. */
+static void publish_work(struct writer *w)
+{
+    pthread_mutex_lock(&w->lock);
+    db_work_get(w->db, w->stats.work);
+    pthread_mutex_unlock(&w->lock);
+}
+
 /* Maintenance steps until none is left (returns 0), or until a tick is queued with steps left
  * (returns 1: the writer goes on after writing it, rather than MAINT_PERIOD_MS later). */
 static int run_maintenance(struct writer *w)
@@ -272,6 +281,7 @@ static int run_maintenance(struct writer *w)
 
         rc = db_maintain_split(w->db, now_ms, &r, MAINT_SPLIT_MS * 1000000LL);
         step_ns = clock_mono_ns() - step_start;
+        publish_work(w);
         if (rc < 0 && rc != -EBUSY)
             log_warnx("database %s: roll-up/retention step failed: %s", db_path(w->db),
                       db_errmsg(w->db));
@@ -282,6 +292,7 @@ static int run_maintenance(struct writer *w)
             if ((left = queue_wait(w->queue, MAINT_REST_MS)))
                 break;
             db_checkpoint_passive(w->db);
+            publish_work(w);
             if (rc > 0 && (left = queue_wait(w->queue, MAINT_REST_MS)))
                 break;
             burst_start = clock_mono_ns();

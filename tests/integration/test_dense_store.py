@@ -291,6 +291,13 @@ def main():
         # maintenance: the backlog's chunk and merge steps are in it, each kind's longest call
         # within its total.
         ww = health.get("writer_work", {})
+        # the account is as of the writer's last commit: the step that took the last rows may
+        # have committed an instant before it is published
+        deadline = time.time() + 10
+        while (ww.get("chunks", {}).get("n", 0) < 1 or ww.get("merge", {}).get("n", 0) < 1) and \
+                time.time() < deadline:
+            time.sleep(0.2)
+            ww = d.get_json("/api/v1/health")[1].get("writer_work", {})
         kinds = ["ticks", "ahead", "minutes", "hours", "chunks", "merge", "retention", "size",
                  "checkpoint"]
         check(sorted(ww) == sorted(kinds) and
