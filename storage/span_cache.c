@@ -532,7 +532,7 @@ int span_cache_take(struct span_cache *c, int o, int64_t lo, int64_t hi, int64_t
      * leave a read without points: it fails (span_cache_covers, which codes them too, would
      * have said no). */
     if (staged_upto(c, hi) && (rc = code_staged(c)) != 0 && fn)
-        return rc < 0 ? rc : -ESTALE;
+        return rc < 0 ? rc : -EAGAIN;
     rc = 0;
     op = &c->o[o];
     k = lower_bound(op, a);

@@ -81,7 +81,7 @@ typedef int (*span_cache_point_fn)(void *ctx, int64_t inst, int64_t tick, const 
  * to tick hi is dropped, and an instance left with none is forgotten. Returns 0 or what fn
  * returned (the points are then partly dropped: the owner resets the cache with its transaction).
  * The staged rows are coded first when one is of a tick up to hi; when that resets the cache a
- * take with fn returns -ENOMEM (out of memory) or -ESTALE (a second row of one tick, the byte
+ * take with fn returns -ENOMEM (out of memory) or -EAGAIN (a second row of one tick, the byte
  * limit) without calling it.
  */
 int span_cache_take(struct span_cache *c, int o, int64_t lo, int64_t hi, int64_t a, int64_t b,
