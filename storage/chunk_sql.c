@@ -934,7 +934,9 @@ static const sqlite3_module rows_module = {
  * instance `inst` in chunk table `tbl`, whose chunk columns `cols` (a comma-separated list) are
  * v0, v1, ... in that order. It reads the chunk table itself, so that a bound on t_ms selects
  * the chunks by their span (the table's index on last_tick) before any of their BLOBs is read:
- * a view that handed each chunk row to chunk_rows would read every chunk of the instance.
+ * a view that handed each chunk row to chunk_rows would read every chunk of the instance. The
+ * chunks of the span the chunk steps have in hand are left out (CHUNK_EDGE_SQL, chunk_sql.h):
+ * their points are still read from the raw rows.
  *
  * It reads the span's ticks (the times mode of the shared cursor), from `ticks` and, for those
  * not there, from the span's ticks_chunks row (decoded: the ticks of chunked rows are chunked
@@ -1057,8 +1059,9 @@ static int series_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_
         c->range_lo = INT64_MIN;
         c->range_hi = INT64_MAX;
     }
+    /* Only the chunks below the chunk steps' edge: the span in hand's are read raw. */
     sql = sqlite3_mprintf("SELECT first_tick, last_tick, %s FROM %s WHERE inst = ?1 AND "
-                          "last_tick >= ?2 AND first_tick <= ?3",
+                          "last_tick >= ?2 AND first_tick <= ?3 AND last_tick < " CHUNK_EDGE_SQL,
                           cols, tbl);
     if (!sql) {
         rows_clear(c);

@@ -19,6 +19,16 @@
 
 #include <sqlite3.h>
 
+/*
+ * The chunk steps' edge, as SQL: meta's chunk_tick, the first tick of the span a chunk step has in
+ * hand (0 before the first step). Below it every object's rows are chunked, and the raw rows left
+ * there are deleted a range of ticks at a time after their span is done; from it on the raw rows
+ * are the ones to read, and the chunks the steps wrote of the span in hand wait, unread, until its
+ * last step moves the edge past them. So a reader reads raw rows with tick >= edge and chunks with
+ * last_tick < edge, and sees each point once (storage/db.c maintain_chunks).
+ */
+#define CHUNK_EDGE_SQL "(SELECT coalesce(max(value), 0) FROM meta WHERE key = 'chunk_tick')"
+
 /* Register the three functions on `db`. Returns an SQLite result code. */
 int chunk_sql_register(sqlite3 *db);
 

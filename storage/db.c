@@ -174,6 +174,12 @@ const char *db_work_name(int kind)
  * writer uses from then on; no table changes, and chunks already written stay as they are (every
  * version is read). The bump keeps a perflogd of schema 6, which cannot read those chunks, off the
  * file with a clear message instead of failing on them one by one.
+ * 7 -> 8: the chunk steps keep the raw rows of the span they have in hand and read them, rather
+ * than deleting each step's slice and reading its chunks (chunk_sql.h CHUNK_EDGE_SQL); the views
+ * read each side of the edge. A file whose steps had a span in hand gets the rows they deleted
+ * back from their chunks (restore_span_in_hand), and the steps take that span again. The bump
+ * keeps a perflogd of schema 7, whose views would read the rows below the edge twice, off the
+ * file.
  */
 static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN settle_timeout_s INTEGER;\n"
@@ -182,6 +188,7 @@ static const char *const migrations[DB_SCHEMA_VERSION - 1] = {
     "ALTER TABLE runs ADD COLUMN io_write_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_read_bytes INTEGER;\n"
     "ALTER TABLE runs ADD COLUMN storage_write_bytes INTEGER;\n",
+    "SELECT 1;\n",
     "SELECT 1;\n",
     "SELECT 1;\n",
     "SELECT 1;\n",
@@ -461,6 +468,51 @@ static int add_missing_columns(struct db *d)
     return rc;
 }
 
+/*
+ * Schema 7 -> 8 (see migrations): the chunk steps of a file of version 7 or older deleted the raw
+ * rows of each slice of the span in hand as they chunked it. Put those rows back from their chunks
+ * (every chunk from the span's first tick on is one of them: the chunks of done spans end below
+ * it), delete the chunks, and let the steps take the span again from its first object. Inside
+ * db_migrate's transaction.
+ */
+static int restore_span_in_hand(struct db *d)
+{
+    int64_t lo = meta_get_int(d, "chunk_tick", 0);
+    struct sbuf b = {0};
+    char where[96];
+    int rc;
+
+    if (meta_get_int(d, "chunk_obj", 0) == 0 &&
+        meta_get_int(d, "chunk_inst", INT64_MIN) == INT64_MIN)
+        return 0;
+    snprintf(where, sizeof(where), " WHERE c.first_tick >= %lld", (long long)lo);
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const struct object_def *od = &counter_objects[o];
+
+        if (!table_on(d, o) || !has_chunks(d, o))
+            continue;
+        sbuf_printf(&b, "INSERT OR IGNORE INTO %s (tick, inst", od->table);
+        for (size_t f = 0; f < od->nfields; f++)
+            sbuf_printf(&b, ", %s", od->fields[f].column);
+        sbuf_printf(&b, ") ");
+        schema_chunk_select(&b, od, where);
+        sbuf_printf(&b, ";\nDELETE FROM %s_chunks WHERE first_tick >= %lld;\n", od->table,
+                    (long long)lo);
+    }
+    if (!sbuf_ok(&b))
+        return -ENOMEM;
+    rc = b.s ? exec(d, b.s) : 0;
+    sbuf_free(&b);
+    if (rc == 0)
+        rc = meta_set(d, "chunk_obj", 0, NULL);
+    if (rc == 0)
+        rc = meta_set(d, "chunk_inst", INT64_MIN, NULL);
+    if (rc == 0)
+        log_info("%s: the chunk steps' span from tick %lld is read raw again and taken anew",
+                 d->path, (long long)lo);
+    return rc;
+}
+
 /* Bring the schema to DB_SCHEMA_VERSION and refresh what is derived from the counter table. */
 static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
 {
@@ -505,6 +557,8 @@ static int db_migrate(struct db *d, const char *host, char *err, size_t errlen)
     }
     rc = exec(d, b.s);
     if (rc < 0 || (rc = add_missing_columns(d)) < 0)
+        goto fail;
+    if (version > 0 && version < 8 && (rc = restore_span_in_hand(d)) < 0)
         goto fail;
     sbuf_free(&b);
     schema_counters_rows(&b);
@@ -1700,12 +1754,16 @@ static int maintain_hours(struct db *d, int64_t now_ms, const struct db_retentio
 #define CHUNK_SLICE_INSTS 32                /* instances a step, at most */
 #define CHUNK_SLICE_ROWS  9600              /* instances × ticks a step: ~10 ms at 1 µs a row */
 /* A span taken in many steps (longer than CHUNK_FRESH) takes half as many rows again a step: coded
- * from the span cache, a step costs less a row, and each of its transactions dirties the raw pages
- * its slice shares with the next one, so fewer, larger steps write fewer pages. 64 instances took
+ * from the span cache, a step costs less a row, and (while steps deleted their slices, up to schema
+ * 7) each of its transactions dirtied the raw pages its slice shared with the next one, so fewer,
+ * larger steps wrote fewer pages. 64 instances took
  * 0.2 ms a tick more off the writer than 32 at 1 000 disks, but 15-20 ms a step on a VM where
  * sadc's sample costs 1.3 ms, past the writer's 20 ms bound on a burst; 48 (bench/README.md). */
 #define CHUNK_WIDE_INSTS 48
 #define CHUNK_WIDE_ROWS  14400
+/* Raw rows a step of delete_chunked_raw deletes, at most: whole ticks of one table, about 0.2 µs
+ * a row where a chunk step's slice of instances cost 0.4 (bench/README.md). */
+#define CHUNK_DELETE_ROWS (2 * CHUNK_WIDE_ROWS)
 
 /* The last tick id of the merge window of tick id t: windows are CHUNK_TICKS ids, the first
  * 1..CHUNK_TICKS, so that a file chunked from tick 1 has its chunks where spans of CHUNK_TICKS
@@ -1996,9 +2054,12 @@ static void slice_check(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, 
 #endif
 
 /*
- * Move the raw rows of object table `o` with ticks [lo, hi] and instances [a, b) into chunks: from
- * the span cache when it holds every row of the span (span_cache.h), else read back from the
- * table; then the rows are deleted, and so are their points in the cache.
+ * Chunk the raw rows of object table `o` with ticks [lo, hi] and instances [a, b): from the span
+ * cache when it holds every row of the span (span_cache.h), else read back from the table; their
+ * points leave the cache. The rows stay: readers read the span raw until its last step moves the
+ * chunk steps' edge past it (chunk_sql.h CHUNK_EDGE_SQL), and delete_chunked_raw then deletes
+ * them a range of ticks at a time, which costs less than half of deleting each step's slice of
+ * instances from every tick of the span (bench/README.md, "twentieth session").
  */
 static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, int64_t b_end,
                       size_t *took)
@@ -2028,23 +2089,6 @@ static int chunk_span(struct db *d, int o, int64_t lo, int64_t hi, int64_t a, in
     *took = sl.n;
     for (size_t i = 0; rc == 0 && i < sl.n; i++)
         rc = chunk_flush(od, sl.b[i], ins, 0, 0);
-    if (rc == 0) {
-        char sql[320];
-        sqlite3_stmt *del;
-
-        snprintf(sql, sizeof(sql),
-                 "DELETE FROM %s WHERE tick IN " SPAN_TICKS " AND inst >= ?3 AND inst < ?4",
-                 od->table);
-        rc = prepare_once(d, sql, &del);
-        if (rc == 0) {
-            sqlite3_bind_int64(del, 1, lo);
-            sqlite3_bind_int64(del, 2, hi);
-            sqlite3_bind_int64(del, 3, a);
-            sqlite3_bind_int64(del, 4, b_end);
-            rc = step_done(del);
-            sqlite3_finalize(del);
-        }
-    }
     sqlite3_finalize(ins);
     slice_free(&sl);
     return rc;
@@ -2244,18 +2288,71 @@ static void spans_check_others(struct db *d)
     }
 }
 
-/* Chunk one object table over the oldest span not chunked yet, when all of the span is older
- * than the recent window and rolled up (the roll-ups read the raw rows). Returns 1 if more
- * remain. */
+/*
+ * Delete raw rows below the chunk steps' edge (chunk_sql.h CHUNK_EDGE_SQL): rows of spans every
+ * object of which is chunked, which no reader reads any more. The oldest ticks of the object
+ * tables in order, whole ticks, about `budget` rows in all: a range of ticks, whose pages are
+ * emptied whole, rather than a chunk step's slice of instances from every tick of its span, which
+ * rewrote each page it left rows on. A budget of CHUNK_DELETE_ROWS or more deletes a tick at
+ * least, however many rows it has. Returns 1 when rows below the edge are left, 0 when none are,
+ * or a negative errno.
+ */
+static int delete_chunked_raw(struct db *d, int64_t budget)
+{
+    int64_t edge = meta_get_int(d, "chunk_tick", 0);
+    char sql[160];
+
+    for (int o = 0; o < OBJ_COUNT; o++) {
+        const char *t = counter_objects[o].table;
+        int64_t first, rows, n, hi;
+        int rc;
+
+        if (!table_on(d, o))
+            continue;
+        snprintf(sql, sizeof(sql), "SELECT min(tick) FROM %s", t);
+        first = query_int(d, sql, 0, 0, INT64_MAX);
+        if (first >= edge)
+            continue;
+        snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE tick = ?1", t);
+        rows = query_int(d, sql, first, 0, 1);
+        rows = rows > 0 ? rows : 1;
+        n = budget / rows;
+        if (n < 1 && budget < CHUNK_DELETE_ROWS)
+            return 1;
+        hi = n < 1 ? first : first + n - 1 < edge - 1 ? first + n - 1 : edge - 1;
+        snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE tick BETWEEN ?1 AND ?2", t);
+        rc = exec_ab(d, sql, first, hi);
+        if (rc < 0)
+            return rc;
+        if (hi < edge - 1)
+            return 1; /* the budget ended inside this table's rows */
+        budget -= (hi - first + 1) * rows;
+    }
+    return 0;
+}
+
+/*
+ * Chunk one object table over the oldest span not chunked yet, when all of the span is older
+ * than the recent window and rolled up (the roll-ups read the raw rows). The chunks of the span
+ * in hand wait above the chunk steps' edge (meta chunk_tick, chunk_sql.h) until its last step
+ * moves the edge past the span; the raw rows below the edge are deleted first
+ * (delete_chunked_raw), a step at a time. Returns 1 if more remain.
+ */
 static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retention *r)
 {
     int64_t lo = meta_get_int(d, "chunk_tick", 0), obj = meta_get_int(d, "chunk_obj", 0);
     int64_t inst = meta_get_int(d, "chunk_inst", INT64_MIN);
     int64_t first = query_int(d, "SELECT min(id) FROM ticks", 0, 0, 0);
     int64_t rolled = meta_get_int(d, "rollup_1m_tick", 0), hi, end;
-    int64_t budget; /* instances this step may still take */
+    int64_t budget;    /* instances this step may still take */
+    int64_t taken = 0; /* raw rows (instances × ticks) it took */
+    int64_t span_ticks;
     int rc, chunked;
 
+    /* Rows of done spans first, whether or not chunking goes on: they are never read again. */
+    rc = delete_chunked_raw(d, CHUNK_DELETE_ROWS);
+    if (rc != 0)
+        return rc;
     if (r->chunk_after_s <= 0)
         return 0;
     spans_check_others(d);
@@ -2295,6 +2392,7 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
         budget = hi >= lo ? CHUNK_SLICE_ROWS / (hi - lo + 1) : CHUNK_SLICE_INSTS;
         budget = budget < 1 ? 1 : budget > CHUNK_SLICE_INSTS ? CHUNK_SLICE_INSTS : budget;
     }
+    span_ticks = hi - lo + 1;
     /* Slices of the span's objects in order, as many as the step's budget of instances holds: on
      * a machine of a few disks and NICs, every object of the span in one step (one transaction,
      * one set of maintenance queries) rather than one step each. */
@@ -2327,6 +2425,7 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
         if (rc < 0)
             return rc;
         budget -= (int64_t)took;
+        taken += (int64_t)took * span_ticks;
         if (end != INT64_MAX) { /* the budget cut the slice: the object goes on at `end` */
             inst = end;
             break;
@@ -2345,9 +2444,13 @@ static int maintain_chunks(struct db *d, int64_t now_ms, const struct db_retenti
         rc = meta_set(d, "chunk_obj", obj, NULL);
     if (rc == 0)
         rc = meta_set(d, "chunk_inst", inst, NULL);
-    /* A span done: its ticks in the same transaction, rather than a step of their own */
+    /* A span done: its ticks in the same transaction, rather than a step of their own, and its
+     * raw rows as far as what the step chunked left of a deleting step's budget (on a machine of
+     * a few instances all of them: a span is still one step) */
     if (rc == 0 && obj == 0 && inst == INT64_MIN)
         rc = maintain_tick_chunks(d);
+    if (rc >= 0 && obj == 0 && inst == INT64_MIN && CHUNK_DELETE_ROWS - 2 * taken > 0)
+        rc = delete_chunked_raw(d, CHUNK_DELETE_ROWS - 2 * taken);
     return rc < 0 ? rc : 1;
 }
 

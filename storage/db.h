@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 struct db;
 

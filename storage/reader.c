@@ -365,12 +365,15 @@ int reader_rows(struct reader *r, int obj, uint32_t fields, const int64_t *insts
      * on last_tick) */
     sbuf_printf(&b, " FROM (");
     schema_raw_select_fields(&b, od, (uint64_t)present);
-    sbuf_printf(&b, " WHERE tick BETWEEN ?1 AND ?2");
+    /* each side of the chunk steps' edge (chunk_sql.h) */
+    sbuf_printf(&b, " WHERE tick BETWEEN ?1 AND ?2 AND tick >= " CHUNK_EDGE_SQL);
     if (insts)
         id_list(&b, "inst", insts, ninst);
     if (has_chunk_table(r, od)) {
         sbuf_printf(&b, " UNION ALL ");
-        schema_chunk_select(&b, od, " WHERE c.last_tick >= ?1 AND c.first_tick <= ?2");
+        schema_chunk_select(
+            &b, od,
+            " WHERE c.last_tick >= ?1 AND c.first_tick <= ?2 AND c.last_tick < " CHUNK_EDGE_SQL);
         if (insts)
             id_list(&b, "c.inst", insts, ninst);
         sbuf_printf(&b, " AND r.tick BETWEEN ?1 AND ?2");

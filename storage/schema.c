@@ -6,6 +6,7 @@
 #include "storage/schema.h"
 
 #include "collectors/model/counters.h"
+#include "storage/chunk_sql.h"
 #include "storage/pdh_extra.h"
 
 #include <stdio.h>
@@ -81,10 +82,12 @@ void schema_all_view(struct sbuf *b, int obj, int chunked)
     for (size_t f = 0; f < od->nfields; f++)
         sbuf_printf(b, ", %s", od->fields[f].column);
     sbuf_printf(b, ") AS\n");
+    /* The raw rows from the chunk steps' edge on, the chunks below it (chunk_sql.h) */
     schema_raw_select(b, od);
+    sbuf_printf(b, " WHERE tick >= " CHUNK_EDGE_SQL);
     if (chunked) {
         sbuf_printf(b, "\nUNION ALL\n");
-        schema_chunk_select(b, od, "");
+        schema_chunk_select(b, od, " WHERE c.last_tick < " CHUNK_EDGE_SQL);
     }
     sbuf_printf(b, ";\n");
 }
@@ -555,7 +558,7 @@ int schema_views(struct sbuf *b, uint64_t chunked, uint64_t present)
          * only: it stops the other objects' SELECTs at once. */
         sbuf_printf(b,
                     "\n  FROM series s JOIN instances i ON i.id = s.inst CROSS JOIN %s o ON o.inst "
-                    "= s.inst JOIN ticks t ON t.id = o.tick",
+                    "= s.inst AND o.tick >= " CHUNK_EDGE_SQL " JOIN ticks t ON t.id = o.tick",
                     od->table);
         values_where(b, od);
         if ((chunked & (UINT64_C(1) << o)) && values_chunked(b, od) < 0)
@@ -660,7 +663,8 @@ int schema_views_per_counter(struct sbuf *b, uint64_t chunked, uint64_t present,
             sbuf_printf(
                 b,
                 "\n  FROM series s JOIN instances i ON i.id = s.inst CROSS JOIN %s o ON o.inst = "
-                "s.inst JOIN ticks t ON t.id = o.tick\n  WHERE s.k = %zu AND i.object = ",
+                "s.inst AND o.tick >= " CHUNK_EDGE_SQL
+                " JOIN ticks t ON t.id = o.tick\n  WHERE s.k = %zu AND i.object = ",
                 od->table, k);
             /* The series row first (CROSS JOIN keeps it outside the raw table), so a filter
              * on path stops at the series index; without it SQLite scanned every raw table

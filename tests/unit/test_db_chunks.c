@@ -884,7 +884,9 @@ static void test_chunk_slices(void)
     int64_t now = T0 + SLICE_TICKS * 1000LL, prev = 0, cur, most = 0;
     char path[256], err[512];
     char *values, *rows, *s;
-    int64_t d040, steps = 0, more = 1;
+    int64_t d040, steps = 0, more = 1, all_rows, all_ios, waiting, left;
+    int bad_steps = 0, seen_waiting = 0, seen_left = 0;
+    char q_win[256], *win;
     unsigned seed = 11;
     struct tick *batch[SPAN];
     struct db *d;
@@ -903,12 +905,43 @@ static void test_chunk_slices(void)
     d040 = count(path, "SELECT id FROM instances WHERE object = 'PhysicalDisk' AND name = 'd040'");
     CHECK(d040 > 0);
     rows = reader_snapshot(path, 1, SLICE_TICKS, d040);
+    /* every path over ticks 201-400, where the first span ends and the second begins */
+    snprintf(q_win, sizeof(q_win),
+             "SELECT t_ms, interval_ms, path, value FROM counter_values WHERE t_ms BETWEEN %lld "
+             "AND %lld ORDER BY t_ms, path",
+             (long long)(T0 + 200 * 1000LL), (long long)(T0 + 399 * 1000LL));
+    win = shell_snapshot(path, q_win);
+    CHECK(win && strlen(win) > 1000);
+    all_rows = count(path, "SELECT count(*) FROM obj_disk");
+    all_ios = count(path, "SELECT sum(rd_ios) FROM obj_disk");
 
     /* ticks 1-900 are older than 300 s: three spans, each a half window of 300 ticks (over 32
      * instances at their first tick), taken 48 instances a step */
     while (more > 0 && steps++ < 1000) {
         more = db_maintain(d, now, &chunked);
         CHECK(more >= 0);
+        /* Each point once after every step: the span in hand read raw while its chunks wait
+         * above the edge, and the raw rows of a done span, below it, not read while they wait
+         * for their deletion. Every reader, in full where a step left either kind. */
+        if (count(path, "SELECT count(*) FROM obj_disk_all") != all_rows ||
+            count(path, "SELECT sum(rd_ios) FROM obj_disk_all") != all_ios)
+            bad_steps++;
+        s = reader_snapshot(path, 1, SLICE_TICKS, d040);
+        if (!s || strcmp(s, rows) != 0)
+            bad_steps++;
+        free(s);
+        waiting =
+            count(path, "SELECT count(*) FROM obj_disk_chunks WHERE last_tick >= " CHUNK_EDGE_SQL);
+        left = count(path, "SELECT count(*) FROM obj_disk WHERE tick < " CHUNK_EDGE_SQL);
+        if ((waiting > 0 && !seen_waiting) || (left > 0 && !seen_left)) {
+            s = shell_snapshot(path, q_win);
+            check_same(waiting > 0 ? "counter_values, chunks waiting above the edge"
+                                   : "counter_values, raw rows left below the edge",
+                       win, s);
+            free(s);
+        }
+        seen_waiting |= waiting > 0;
+        seen_left |= left > 0;
         /* every object's chunks: a step's budget of instances holds over its objects */
         cur = count(path, "SELECT (SELECT count(*) FROM obj_disk_chunks) + (SELECT count(*) FROM "
                           "obj_processor_chunks) + (SELECT count(*) FROM obj_net_chunks) + "
@@ -925,6 +958,8 @@ static void test_chunk_slices(void)
         prev = cur;
     }
     CHECK(more == 0);
+    CHECK_INT(bad_steps, 0);
+    CHECK(seen_waiting && seen_left);
     /* 48 instances of the span's first tick (CHUNK_WIDE_ROWS, 14 400, over its 300 ticks: the
      * CPU's and 47 disks', say), and d040 or dnew, which come later in a span; more than a fresh
      * span's 32 */
@@ -957,6 +992,7 @@ static void test_chunk_slices(void)
     db_close(d);
     free(values);
     free(rows);
+    free(win);
 }
 
 /* The processor's chunks and the ticks chunks are the spans `want` ("first|last|" lines), and
@@ -1034,6 +1070,27 @@ static struct tick *mk_grow_tick(int i, unsigned *seed)
     return mk_plan_tick(i, seed, &grow_plan);
 }
 
+/* A file of 1 200 grow ticks (mk_grow_tick), rolled up but not chunked at `now`. */
+static struct db *open_grown(const char *path, int64_t now, unsigned *seed)
+{
+    struct db_retention plain = {7, 90, 1825, 0, 0};
+    struct tick *batch[SPAN];
+    char err[512];
+    struct db *d = NULL;
+
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    for (int i = 0; d && i < 1200; i += SPAN) {
+        for (int j = 0; j < SPAN; j++)
+            batch[j] = mk_grow_tick(i + j, seed);
+        CHECK_INT(db_write_ticks(d, batch, SPAN), 0);
+        for (int j = 0; j < SPAN; j++)
+            tick_free(batch[j]);
+    }
+    if (d)
+        CHECK_INT(maintain_all(d, now, &plain), 0);
+    return d;
+}
+
 /*
  * A fresh span whose instances outgrow the step's budget after its first tick (20 disks at the
  * start, 40 from tick 11): the step that takes the disks ends the budget, and the next step
@@ -1042,24 +1099,15 @@ static struct tick *mk_grow_tick(int i, unsigned *seed)
  */
 static void test_fresh_span_continues(void)
 {
-    struct db_retention plain = {7, 90, 1825, 0, 0}, chunked = {7, 90, 1825, 0, 600};
+    struct db_retention chunked = {7, 90, 1825, 0, 600};
     int64_t now = T0 + 700 * 1000LL; /* ticks 1-100 are older than 600 s */
-    struct tick *batch[SPAN];
-    char path[256], err[512];
+    char path[256];
     char *values, *s;
     unsigned seed = 17;
     struct db *d;
 
     snprintf(path, sizeof(path), "%s/grow.db", dir);
-    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
-    for (int i = 0; i < 1200; i += SPAN) {
-        for (int j = 0; j < SPAN; j++)
-            batch[j] = mk_grow_tick(i + j, &seed);
-        CHECK_INT(db_write_ticks(d, batch, SPAN), 0);
-        for (int j = 0; j < SPAN; j++)
-            tick_free(batch[j]);
-    }
-    CHECK_INT(maintain_all(d, now, &plain), 0);
+    d = open_grown(path, now, &seed);
     values = shell_snapshot(path, Q_VALUES);
     CHECK_INT(db_maintain(d, now, &chunked), 1);
     /* the processor and the 40 disks of ticks 1-60: over the budget of 32, the step ends */
@@ -1119,6 +1167,70 @@ static struct db *open_1300(char *path, size_t cap, const char *name, unsigned s
     CHECK_INT(maintain_all(d, T0 + 1300 * 1000LL, &plain), 0);
     *values = shell_snapshot(path, Q_VALUES);
     return d;
+}
+
+/*
+ * A file of schema 7 whose chunk steps had a span in hand: they had deleted the raw rows of the
+ * slices they took and their chunks were read. Made here as this version's steps leave a span in
+ * hand (the processor and 40 disks of ticks 1-60 chunked, the rest of the span not), with the rows
+ * those chunks hold deleted by hand and the version set back to 7. The upgrade puts the rows back
+ * from the chunks and deletes the chunks: every value reads as before, the steps take the span
+ * again, and chunking it all leaves every value as it was.
+ */
+static void test_v7_span_in_hand(void)
+{
+    struct db_retention chunked = {7, 90, 1825, 0, 600};
+    int64_t now = T0 + 700 * 1000LL; /* ticks 1-100 are older than 600 s */
+    char path[256], err[512];
+    char *values, *s;
+    unsigned seed = 23;
+    int64_t raw_disk, raw_cpu;
+    sqlite3 *conn = NULL;
+    struct db *d;
+
+    snprintf(path, sizeof(path), "%s/v7.db", dir);
+    d = open_grown(path, now, &seed);
+    values = shell_snapshot(path, Q_VALUES);
+    raw_disk = count(path, "SELECT count(*) FROM obj_disk");
+    raw_cpu = count(path, "SELECT count(*) FROM obj_processor");
+    CHECK_INT(db_maintain(d, now, &chunked), 1);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE last_tick = 60"), 40);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_tick'"), 1);
+    db_close(d);
+    /* what schema 7's steps would have left: the rows of the chunks they wrote, gone */
+    CHECK_INT(sqlite3_open(path, &conn), SQLITE_OK);
+    CHECK_INT(sqlite3_exec(conn,
+                           "DELETE FROM obj_disk WHERE tick <= 60 AND inst IN (SELECT inst FROM "
+                           "obj_disk_chunks);\n"
+                           "DELETE FROM obj_processor WHERE tick <= 60 AND inst IN (SELECT inst "
+                           "FROM obj_processor_chunks);\n"
+                           "PRAGMA user_version = 7;",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(conn);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick <= 60"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor WHERE tick <= 60"), 0);
+    CHECK(count(path, "SELECT count(*) FROM obj_disk") < raw_disk);
+
+    CHECK_INT(db_open(path, "testhost", &d, err, sizeof(err)), 0);
+    CHECK_INT(count(path, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk"), raw_disk);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor"), raw_cpu);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks"), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_processor_chunks"), 0);
+    CHECK_INT(count(path, "SELECT value FROM meta WHERE key = 'chunk_obj'"), 0);
+    s = shell_snapshot(path, Q_VALUES);
+    check_same("counter_values, schema 7's span in hand put back", values, s);
+    free(s);
+    /* the steps take the span again, and every span after it */
+    CHECK_INT(maintain_all(d, now, &chunked), 0);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk_chunks WHERE last_tick = 60"), 40);
+    CHECK_INT(count(path, "SELECT count(*) FROM obj_disk WHERE tick <= 60"), 0);
+    s = shell_snapshot(path, Q_VALUES);
+    check_same("counter_values, schema 7's span in hand chunked again", values, s);
+    free(s);
+    db_close(d);
+    free(values);
 }
 
 /*
@@ -1459,7 +1571,7 @@ static void (*const groups[][GROUP_MAX])(void) = {
      test_ticks_chunks_expire},
     {test_chunk_slices}, /* the longest: 100 disks, every value compared before and after */
     {test_one_step_a_span, test_merge_fresh_chunks, test_merge_from_old_window,
-     test_fresh_span_continues},
+     test_fresh_span_continues, test_v7_span_in_hand},
     {test_split_rounds},
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
