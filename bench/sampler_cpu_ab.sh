@@ -7,12 +7,16 @@
 # round, the medians, and the median of the rounds' own new/old (a round's two runs are the
 # closest in time, so their ratio is the least disturbed by the machine's load).
 #
-# usage: bench/sampler_cpu_ab.sh OLD_PERFLOGD NEW_PERFLOGD [SECONDS [ROUNDS]]
+# ROOT (default: the machine itself) is a tree to read instead, such as bench_growth's
+# /dev/shm/growth/root-8 (256 CPUs, 1 000 disks, 1 000 NICs).
+#
+# usage: bench/sampler_cpu_ab.sh OLD_PERFLOGD NEW_PERFLOGD [SECONDS [ROUNDS [ROOT]]]
 set -euo pipefail
-old=${1:?usage: $0 OLD_PERFLOGD NEW_PERFLOGD [SECONDS [ROUNDS]]}
-new=${2:?usage: $0 OLD_PERFLOGD NEW_PERFLOGD [SECONDS [ROUNDS]]}
+old=${1:?usage: $0 OLD_PERFLOGD NEW_PERFLOGD [SECONDS [ROUNDS [ROOT]]]}
+new=${2:?usage: $0 OLD_PERFLOGD NEW_PERFLOGD [SECONDS [ROUNDS [ROOT]]]}
 secs=${3:-60}
 rounds=${4:-3}
+root=${5:-}
 dir=$(mktemp -d /var/tmp/perflog-bench-ab-XXXXXX)
 pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$dir"' EXIT
@@ -32,7 +36,7 @@ measure() {
   local db="$dir/$2.db" port n0 n1 t0 t1
   rm -f "$db"*
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  "$1" --db "$db" --listen "127.0.0.1:$port" --log-level warn &
+  "$1" --db "$db" --listen "127.0.0.1:$port" --log-level warn ${root:+--root "$root"} &
   pid=$!
   sleep 5
   n0=$(sampler_ns $pid) t0=$(sqlite3 "$db" "SELECT count(*) FROM ticks")
